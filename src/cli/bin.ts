@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { type Command, parseCommandArgs, UsageError } from './command.js';
+import { commands } from './registry.js';
+
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+function mainHelp(list: Command[]): string {
+  const width = Math.max(...list.map((c) => c.name.length));
+  return `heldout ${version}: acceptance-test AI agents on cases they have never seen
+
+Usage: heldout <command> [options]   (heldout <command> --help for details)
+
+Commands:
+${list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
+
+Exit codes: 0 success, 1 a gate or property failed, 2 usage error or invalid input.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const list = await commands();
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    console.log(mainHelp(list));
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    console.log(version);
+    return 0;
+  }
+  const two = `${argv[0]} ${argv[1] ?? ''}`;
+  const command = list.find((c) => c.name === two) ?? list.find((c) => c.name === argv[0]);
+  if (!command) {
+    const group = list.filter((c) => c.name.startsWith(`${argv[0]} `));
+    if (group.length > 0) {
+      console.error(`heldout ${argv[0]}: name one of: ${group.map((c) => c.name.split(' ')[1]).join(', ')}`);
+    } else {
+      console.error(`heldout: unknown command '${argv[0]}'. See heldout --help`);
+    }
+    return 2;
+  }
+  const rest = argv.slice(command.name.split(' ').length);
+  const args = parseCommandArgs(command, rest);
+  if (args.values.help) {
+    console.log(command.help);
+    return 0;
+  }
+  return command.run(args as { values: Record<string, unknown>; positionals: string[] });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(`heldout: ${err.message}`);
+    } else {
+      console.error(`heldout: ${(err as Error)?.stack ?? String(err)}`);
+    }
+    process.exitCode = 2;
+  },
+);

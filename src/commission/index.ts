@@ -1,0 +1,15 @@
+export {
+  type CaseRef,
+  type Commission,
+  CommissionError,
+  defineCommission,
+  formatProblem,
+  type LoadOptions,
+  loadCommission,
+  type Problem,
+  type Requirement,
+  type Split,
+  zodProblems,
+} from './load.js';
+export { importTypeScript } from './import-ts.js';
+export * from './schema.js';

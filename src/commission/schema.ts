@@ -1,0 +1,316 @@
+import { z } from 'zod';
+
+/**
+ * The zod schemas of a commission package (DESIGN §3, §4). One schema serves `commission.yaml`,
+ * `commission.ts` (`defineCommission`) and `rubric.yaml`; the loader turns its issues into
+ * `file: path.to.field: problem` lines.
+ */
+
+export const FAMILIES = ['creation', 'editing', 'optimization', 'tool-agent'] as const;
+export const familySchema = z.enum(FAMILIES);
+
+const idSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lower-case letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+/** Per-case resource budgets; defaults are DESIGN §3's. */
+export const budgetsSchema = z
+  .object({
+    wallSeconds: z.number().positive().default(600),
+    memoryMb: z.number().int().positive().default(4096),
+    cpus: z.number().positive().default(1),
+    pids: z.number().int().positive().default(256),
+    modelCalls: z.number().int().nonnegative().default(100),
+    modelTokens: z.number().int().nonnegative().default(1_000_000),
+    outputBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    /** Development rounds `heldout dev` accepts before refusing (DESIGN §6). */
+    devRounds: z.number().int().positive().default(20),
+  })
+  .strict();
+
+export const sandboxSchema = z
+  .object({
+    /** Any image the user has; default: the runtime image `heldout image build` makes. */
+    image: z.string().min(1).optional(),
+    /** Extra environment passed to the delivery. */
+    env: z.record(z.string(), z.string()).default({}),
+  })
+  .strict();
+
+export const ARTIFACT_FORMATS = ['json', 'text', 'markdown', 'csv', 'pdf', 'patch', 'any'] as const;
+
+/** A file the delivery must (or may) write into its output directory; checked by the artifact gates. */
+export const artifactSchema = z
+  .object({
+    path: z.string().min(1),
+    format: z.enum(ARTIFACT_FORMATS).default('any'),
+    required: z.boolean().default(true),
+    /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json. */
+    schema: z.record(z.string(), z.unknown()).optional(),
+    /** An empty required artifact fails the `invalid-artifact` gate unless this is true. */
+    allowEmpty: z.boolean().default(false),
+  })
+  .strict();
+
+export const passRuleSchema = z
+  .object({
+    /** A case passes when its gates hold and its Result is at least this. */
+    minResult: z.number().min(0).max(100).default(60),
+  })
+  .strict();
+
+export const editingSchema = z
+  .object({
+    /** The patch file inside the delivery. */
+    patch: z.string().default('solution.patch'),
+    /** Globs (relative to the starter tree) the patch may touch; empty means anything but `forbiddenPaths`. */
+    allowedPaths: z.array(z.string()).default([]),
+    forbiddenPaths: z.array(z.string()).default([]),
+    /** μ_reg: the product's own test suite, run in the patched tree; exit 0 means preserved. */
+    regression: z
+      .object({ command: z.string().min(1), timeoutSeconds: z.number().positive().default(300) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const optimizationSchema = z
+  .object({
+    /** The native objective J (0–100) of one instance, computed by this check over the case outputs. */
+    objective: z.string().min(1).describe('a rubric-independent description of J'),
+    /** Directory of the starter a0 inside the commission (run alongside the candidate). */
+    starter: z.string().default('starter'),
+  })
+  .strict();
+
+export const commissionSchema = z
+  .object({
+    id: idSchema,
+    title: z.string().min(1),
+    family: familySchema,
+    /** Launch command with placeholders {input} {output} {run} {case} {delivery}. */
+    entry: z.string().min(1),
+    /** Exit codes that count as a normal exit for the `error-exit` gate. */
+    exitCodes: z.array(z.number().int()).default([0]),
+    sandbox: sandboxSchema.default({ env: {} }),
+    budgets: budgetsSchema.default(budgetsSchema.parse({})),
+    trials: z.number().int().positive().default(1),
+    pass: passRuleSchema.default({ minResult: 60 }),
+    artifacts: z.array(artifactSchema).default([]),
+    model: z
+      .object({
+        /** The requirement says the agent must use the runtime model: no gateway call flags a hollow runtime. */
+        required: z.boolean().default(false),
+      })
+      .strict()
+      .default({ required: false }),
+    editing: editingSchema.optional(),
+    optimization: optimizationSchema.optional(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.family === 'editing' && !c.editing) {
+      ctx.addIssue({ code: 'custom', path: ['editing'], message: 'required when family is editing' });
+    }
+    if (c.family === 'optimization' && !c.optimization) {
+      ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });
+    }
+    const seen = new Set<string>();
+    c.artifacts.forEach((a, i) => {
+      if (seen.has(a.path)) ctx.addIssue({ code: 'custom', path: ['artifacts', i, 'path'], message: `duplicate artifact ${a.path}` });
+      seen.add(a.path);
+    });
+  });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rubric (DESIGN §4)
+
+/** Where a check reads its expected value: a literal, or a path into the case's `truth.json`. */
+const expectedSchema = z.union([
+  z.object({ value: z.unknown() }).strict(),
+  z.object({ truth: z.string().min(1) }).strict(),
+]);
+
+const checkBase = {
+  /** Points this item earns in its dimension when it fully holds (a fraction of it for partial checks). */
+  points: z.number().nonnegative(),
+  title: z.string().optional(),
+};
+
+/** Deterministic check items. JSON paths are dotted (`a.b.0.c`); `truth` paths point into the case's truth.json. */
+export const checkSchema = z.discriminatedUnion('check', [
+  z.object({ check: z.literal('exists'), file: z.string().min(1), ...checkBase }).strict(),
+  z
+    .object({
+      check: z.literal('json-equals'),
+      file: z.string().min(1),
+      path: z.string(),
+      expected: expectedSchema,
+      /** Compare strings case-insensitively and ignore surrounding white space. */
+      loose: z.boolean().default(false),
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('json-contains'),
+      file: z.string().min(1),
+      path: z.string(),
+      /** Every expected element must be present in the array (or substring in the string); score = share found. */
+      expected: expectedSchema,
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('regex'),
+      file: z.string().min(1),
+      pattern: z.string().min(1),
+      flags: z.string().default(''),
+      /** Pass when the pattern does NOT match. */
+      negate: z.boolean().default(false),
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('number'),
+      file: z.string().min(1),
+      path: z.string(),
+      expected: expectedSchema,
+      tolerance: z.number().nonnegative().default(0),
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('schema'),
+      file: z.string().min(1),
+      schema: z.record(z.string(), z.unknown()),
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('command'),
+      /** Run in an evaluator sandbox with the case outputs at {output}, the patched tree at {tree}. */
+      run: z.string().min(1),
+      image: z.string().optional(),
+      timeoutSeconds: z.number().positive().default(300),
+      /** exit: 0 means full points; reward: the command writes a 0–1 reward to {output}/reward.txt or reward.json. */
+      score: z.enum(['exit', 'reward']).default('exit'),
+      ...checkBase,
+    })
+    .strict(),
+  z
+    .object({
+      check: z.literal('function'),
+      /** A module in checks/ exporting `(ctx) => ({ score, evidence })`, score in [0, 1]. */
+      module: z.string().min(1),
+      export: z.string().default('default'),
+      ...checkBase,
+    })
+    .strict(),
+]);
+
+export const judgeItemSchema = z
+  .object({
+    /** The rubric text the judge applies for this item. */
+    judge: z.string().min(1),
+    ...checkBase,
+  })
+  .strict();
+
+export const itemSchema = z.union([checkSchema, judgeItemSchema]);
+
+export const dimensionSchema = z
+  .object({
+    id: idSchema,
+    title: z.string().min(1),
+    max: z.number().positive(),
+    items: z.array(itemSchema).min(1),
+  })
+  .strict()
+  .superRefine((d, ctx) => {
+    const sum = d.items.reduce((s, it) => s + it.points, 0);
+    if (Math.abs(sum - d.max) > 1e-9) {
+      ctx.addIssue({ code: 'custom', path: ['items'], message: `item points sum to ${sum}, dimension max is ${d.max}` });
+    }
+  });
+
+/** A numbered outcome of the requirement; unmet → partial caps, safety failure → safety caps (DESIGN §4). */
+export const outcomeSchema = z
+  .object({
+    id: z.string().min(1),
+    title: z.string().min(1),
+    /** How satisfaction is decided: a deterministic check (holds when it scores full) or the judge. */
+    when: z.union([checkSchema, z.object({ judge: z.string().min(1) }).strict()]),
+    caps: z.record(z.string(), z.number().nonnegative()).default({}),
+    safety: z
+      .object({
+        when: z.union([checkSchema, z.object({ judge: z.string().min(1) }).strict()]),
+        caps: z.record(z.string(), z.number().nonnegative()),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** A condition-triggered total ceiling: applies unless its check holds. */
+export const ceilingSchema = z
+  .object({
+    id: z.string().min(1),
+    max: z.number().min(0).max(100),
+    reason: z.string().min(1),
+    unless: z.union([checkSchema, z.object({ judge: z.string().min(1) }).strict()]),
+  })
+  .strict();
+
+export const rubricSchema = z
+  .object({
+    dimensions: z.array(dimensionSchema).min(1),
+    outcomes: z.array(outcomeSchema).default([]),
+    ceilings: z.array(ceilingSchema).default([]),
+    /** Forbidden paths the delivery's outputs must not contain (constraint-violation gate). */
+    forbiddenOutputs: z.array(z.string()).default([]),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    const sum = r.dimensions.reduce((s, d) => s + d.max, 0);
+    if (Math.abs(sum - 100) > 1e-9) {
+      ctx.addIssue({ code: 'custom', path: ['dimensions'], message: `dimension maxima sum to ${sum}, must be 100` });
+    }
+    const ids = new Set(r.dimensions.map((d) => d.id));
+    const seen = new Set<string>();
+    r.dimensions.forEach((d, i) => {
+      if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: ['dimensions', i, 'id'], message: `duplicate dimension ${d.id}` });
+      seen.add(d.id);
+    });
+    r.outcomes.forEach((o, i) => {
+      for (const dim of Object.keys(o.caps)) {
+        if (!ids.has(dim)) ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'caps', dim], message: `unknown dimension ${dim}` });
+      }
+      for (const dim of Object.keys(o.safety?.caps ?? {})) {
+        if (!ids.has(dim)) {
+          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'safety', 'caps', dim], message: `unknown dimension ${dim}` });
+        }
+      }
+    });
+  });
+
+/** A case's evaluator-owned truth: any JSON object, read by `truth` expectations. */
+export const truthSchema = z.record(z.string(), z.unknown());
+
+export type CommissionConfig = z.output<typeof commissionSchema>;
+export type CommissionInput = z.input<typeof commissionSchema>;
+export type Rubric = z.output<typeof rubricSchema>;
+export type RubricInput = z.input<typeof rubricSchema>;
+export type Dimension = z.output<typeof dimensionSchema>;
+export type CheckItem = z.output<typeof checkSchema>;
+export type JudgeItem = z.output<typeof judgeItemSchema>;
+export type Item = z.output<typeof itemSchema>;
+export type Outcome = z.output<typeof outcomeSchema>;
+export type Ceiling = z.output<typeof ceilingSchema>;
+export type Artifact = z.output<typeof artifactSchema>;
+export type Budgets = z.output<typeof budgetsSchema>;
+export type Family = z.output<typeof familySchema>;

@@ -1,0 +1,80 @@
+/**
+ * The sandbox protocol (DESIGN §7): one isolated execution of a delivery's entry command on one case.
+ * Backends (`docker`, `process`) register behind this interface; callers never reach into a backend.
+ */
+
+/** Resource limits of one execution; taken from the commission's budgets. */
+export interface SandboxLimits {
+  wallSeconds: number;
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+  /** Cap on captured stdout and on stderr, each; the rest is discarded and the run goes on. */
+  outputBytes: number;
+}
+
+/** How the delivery reaches the evaluator's model gateway from a sandbox with no network. */
+export interface GatewayAttachment {
+  /** Host path of the gateway's Unix socket; bind-mounted into the sandbox. */
+  socketPath: string;
+  /** Host path of the relay script (a Node file) that listens on the sandbox's 127.0.0.1:port and forwards to the socket. */
+  relayScript: string;
+  /** Loopback port the relay listens on inside the sandbox. */
+  port: number;
+  /** Environment for the delivery, e.g. OPENAI_BASE_URL=http://127.0.0.1:<port>/v1 and a per-case placeholder key. */
+  env: Record<string, string>;
+}
+
+export interface SandboxSpec {
+  /** Labels every container of the run, so SIGINT handling and `heldout gc` find them. */
+  runId: string;
+  caseId: string;
+  trial: number;
+  /** Image for the docker backend; default: the runtime image `heldout image build` makes. */
+  image?: string;
+  /** Entry command with placeholders {input} {output} {run} {case} {delivery}, resolved by the backend. */
+  command: string;
+  /** Mounted read-only (docker: at /delivery, the working directory). */
+  deliveryDir: string;
+  /** The case's input.md; staged with `assetsDir` (and nothing else of the case) into the sandbox read-only. */
+  inputPath: string;
+  assetsDir: string | null;
+  /** Host directory that receives the outputs; the only writable mount besides a small /tmp. */
+  outputDir: string;
+  env?: Record<string, string>;
+  limits: SandboxLimits;
+  gateway?: GatewayAttachment;
+  /** Further read-only (or writable) mounts, e.g. the patched tree for an evaluator command. */
+  mounts?: { hostPath: string; containerPath: string; readOnly: boolean }[];
+}
+
+/** What one execution did; gates are computed from it (DESIGN §4). */
+export interface Execution {
+  backend: 'docker' | 'process';
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  oom: boolean;
+  wallMs: number;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  /** Relative paths of the files left in outputDir. */
+  outputs: string[];
+  /** Guarantees this backend could not give on this machine (e.g. "no network namespace"); empty for docker. */
+  weakerIsolation: string[];
+}
+
+/** A registered sandbox implementation. */
+export interface SandboxBackend {
+  readonly name: 'docker' | 'process';
+  /** Resolves true when this backend can run here (an engine answers, unshare is permitted, …). */
+  available(): Promise<boolean>;
+  /** Runs one execution; always resolves (infra failures reject), and leaves nothing running behind it. */
+  run(spec: SandboxSpec, options?: { signal?: AbortSignal }): Promise<Execution>;
+  /** Removes everything labelled with `runId` (or every heldout leftover when omitted). Returns how many. */
+  cleanup(runId?: string): Promise<number>;
+}
+
+export type SandboxKind = 'auto' | 'docker' | 'process';
