@@ -193,11 +193,14 @@ function validate<S extends z.ZodType>(
 }
 
 export function zodProblems(error: ZodError, file: string, prefix: (string | number)[] = []): Problem[] {
-  return error.issues.map((issue) => ({
-    file,
-    path: [...prefix, ...issue.path].map(String).join('.'),
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    const at = [...prefix, ...issue.path].map(String);
+    // Zod reports unknown keys on the parent object; name each key itself, as a reader looks for the field.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ file, path: [...at, key].join('.'), message: 'unknown field' }));
+    }
+    return [{ file, path: at.join('.'), message: issue.message }];
+  });
 }
 
 function readRequirement(dir: string, problems: Problem[]): Requirement | undefined {
