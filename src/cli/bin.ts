@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { type Command, parseCommandArgs, UsageError } from './command.js';
 import { commands } from './registry.js';
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 function mainHelp(list: Command[]): string {
   const width = Math.max(...list.map((c) => c.name.length));

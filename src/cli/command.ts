@@ -27,7 +27,12 @@ export function defineCommand(c: Command): Command {
 
 export function parseCommandArgs(command: Command, argv: string[]) {
   try {
-    return parseArgs({ args: argv, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nSee: heldout ${command.name} --help`);
   }

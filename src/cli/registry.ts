@@ -6,6 +6,11 @@ import type { Command } from './command.js';
  */
 const modules: (() => Promise<{ default: Command }>)[] = [
   () => import('./commands/validate.js'),
+  () => import('./commands/run.js'),
+  () => import('./commands/demo.js'),
+  () => import('./commands/taste-coverage.js'),
+  () => import('./commands/taste-sample.js'),
+  () => import('./commands/taste-cluster.js'),
 ];
 
 export async function commands(): Promise<Command[]> {

@@ -15,9 +15,16 @@ export interface SandboxLimits {
 
 /** How the delivery reaches the evaluator's model gateway from a sandbox with no network. */
 export interface GatewayAttachment {
-  /** Host path of the gateway's Unix socket; bind-mounted into the sandbox. */
+  /**
+   * Host path of the gateway's Unix socket; bind-mounted into the sandbox at /gateway/gateway.sock. The sandbox user
+   * (65534, or the caller's uid when not root) must be able to connect: mode 0666 (connect needs write permission).
+   */
   socketPath: string;
-  /** Host path of the relay script (a Node file) that listens on the sandbox's 127.0.0.1:port and forwards to the socket. */
+  /**
+   * Host path of the relay script (a Node file) that listens on the sandbox's 127.0.0.1:port and forwards to the
+   * socket. Mounted at /gateway/relay.mjs and started as `node /gateway/relay.mjs <port> /gateway/gateway.sock &`
+   * before the entry command; the wrapper waits (≤ 4 s) until 127.0.0.1:<port> listens, then runs the command.
+   */
   relayScript: string;
   /** Loopback port the relay listens on inside the sandbox. */
   port: number;
@@ -46,11 +53,19 @@ export interface SandboxSpec {
   gateway?: GatewayAttachment;
   /** Further read-only (or writable) mounts, e.g. the patched tree for an evaluator command. */
   mounts?: { hostPath: string; containerPath: string; readOnly: boolean }[];
+  /**
+   * Optional (process backend only; a container sees nothing of the host anyway): host directories to hide under an
+   * empty read-only tmpfs when a mount namespace is permitted. Default: the directory holding the case's directory
+   * (its sibling cases and their truth), or the case directory itself when that parent holds something the run
+   * needs. A path that contains the staging, output or delivery directory is never hidden.
+   */
+  hidePaths?: string[];
 }
 
 /** What one execution did; gates are computed from it (DESIGN §4). */
 export interface Execution {
   backend: 'docker' | 'process';
+  /** Shell convention on both backends: a death by signal n is 128+n (and `signal` names it); null: never launched. */
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;

@@ -17,7 +17,9 @@ Exit: 0 all valid, 2 any invalid.`,
     for (const dir of positionals) {
       try {
         const c = await loadCommission(dir);
-        console.log(`ok ${dir} (${c.config.family}: ${c.cases.dev.length} dev, ${c.cases.heldout.length} held-out cases)`);
+        console.log(
+          `ok ${dir} (${c.config.family}: ${c.cases.dev.length} dev, ${c.cases.heldout.length} held-out cases)`,
+        );
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid++;

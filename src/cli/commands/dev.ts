@@ -1,0 +1,108 @@
+import { CommissionError } from '../../commission/index.js';
+import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
+import { defineCommand, numberOption, UsageError } from '../command.js';
+
+export default defineCommand({
+  name: 'dev',
+  summary: 'one development round on the dev cases, with feedback; recorded in the round ledger',
+  help: `Usage: heldout dev <commission> --delivery <dir> [options]
+
+Runs the submission on the commission's DEV cases only (through Vitest, each case in its own sandbox), prints
+per-case scores and feedback (dimension scores, gate, failed checks with evidence, unmet outcomes, ceilings, the
+judge's major errors), and records the round (digest, dev mean, time, per-case results) in the round ledger.
+
+Rounds are counted per distinct tree digest: resubmitting a tree already in the ledger runs again but is not
+counted ("identical to round K, not counted"). A new digest once budgets.devRounds rounds are counted is refused
+without running. A round is "accepted" when every dev case met the commission's pass rule; \`heldout freeze
+--policy last-accepted\` uses that.
+
+Options:
+  --delivery <dir>     the submission (default: $HELDOUT_DELIVERY)
+  --ledger <file>      round ledger (default .heldout/rounds/<commission-id>.json; must lie outside the delivery)
+  --sandbox auto|docker|process   (default auto: docker when an engine answers)
+  --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
+  --trials <k>         trials per case (default: the commission's)
+  --concurrency <n>    cases at once (default: number of cores)
+  --reporter <name>    also show a Vitest console reporter (default: none)
+  --json               print one JSON document (round, counted, digest, dev mean, cases) instead of text
+
+Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission, or round refused (budget spent).`,
+  options: {
+    delivery: { type: 'string' },
+    ledger: { type: 'string' },
+    sandbox: { type: 'string' },
+    out: { type: 'string' },
+    trials: { type: 'string' },
+    concurrency: { type: 'string' },
+    reporter: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+  },
+  async run({ values, positionals }) {
+    if (positionals.length !== 1) throw new UsageError('dev: name exactly one commission directory');
+    const delivery = (values.delivery as string | undefined) ?? process.env.HELDOUT_DELIVERY;
+    if (!delivery) throw new UsageError('dev: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    const sandbox = (values.sandbox as string | undefined) ?? 'auto';
+    if (!['auto', 'docker', 'process'].includes(sandbox))
+      throw new UsageError(`--sandbox: expected auto, docker or process, got ${sandbox}`);
+    const json = Boolean(values.json);
+    let r: Awaited<ReturnType<typeof runDevRound>>;
+    try {
+      r = await runDevRound({
+        commission: positionals[0],
+        delivery,
+        ledger: values.ledger as string | undefined,
+        sandbox: sandbox as 'auto',
+        out: values.out as string | undefined,
+        trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
+        concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
+        reporters: json ? [] : ((values.reporter as string[] | undefined) ?? []),
+      });
+    } catch (err) {
+      if (err instanceof DevRoundError || err instanceof CommissionError) throw new UsageError(err.message);
+      throw err;
+    }
+    if (r.status === 'refused') {
+      if (json) {
+        console.log(
+          JSON.stringify(
+            { commission: r.commission, refused: r.reason, budget: r.budget, digest: r.digest, ledger: r.ledgerPath },
+            null,
+            2,
+          ),
+        );
+      } else {
+        console.error(`heldout dev: ${r.reason}`);
+        console.error(`  (submission ${shortDigest(r.digest)}; ledger ${r.ledgerPath})`);
+      }
+      return 2;
+    }
+    const round = r.outcome.round!;
+    if (json) {
+      console.log(
+        JSON.stringify(
+          {
+            commission: r.commission,
+            round: round.round,
+            budget: r.budget,
+            counted: r.outcome.counted,
+            repeatOf: r.outcome.counted ? null : round.round,
+            digest: r.digest,
+            devMean: r.summary.result.mean,
+            accepted: round.accepted,
+            ledger: r.ledgerPath,
+            report: r.out,
+            cases: r.summary.cases,
+          },
+          null,
+          2,
+        ),
+      );
+    } else {
+      console.log(roundFeedback(r.summary));
+      console.log('');
+      console.log(roundLine(r.outcome, r.budget));
+      console.log(`  ledger ${r.ledgerPath} · report ${r.out}`);
+    }
+    return r.allPassed ? 0 : 1;
+  },
+});

@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import { defaultEnvironment, FREEZE_POLICIES, type FreezePolicy, writeFreeze } from '../../freeze/index.js';
+import { engineAnswers, imageId, RUNTIME_IMAGE } from '../../sandbox/index.js';
+import { defineCommand, numberOption, UsageError } from '../command.js';
+
+export default defineCommand({
+  name: 'freeze',
+  summary: 'record a delivery’s content digest and environment in freeze.json',
+  help: `Usage: heldout freeze <delivery> [--policy final|last-accepted|best-dev] [--round n] [--image name] [--out freeze.json]
+
+Writes the freeze manifest (DESIGN §6): the delivery's tree digest (sha256 over sorted relative paths, modes,
+sizes, bytes and symlink targets; .git left out), a per-file listing (so a later mismatch names the changed
+files), the environment digest (node version, platform, and the sandbox image's id when an engine answers),
+the policy and the development round. The held-out run refuses a delivery that no longer matches.
+
+Options:
+  --policy p     final (default), last-accepted or best-dev (ties on best-dev: the earliest round)
+  --round n      the development round the frozen digest comes from (recorded as given)
+  --image name   the sandbox image whose id enters the environment digest (default ${RUNTIME_IMAGE})
+  --no-image     leave the image out of the environment (no engine is asked)
+  --out path     where to write (default ./freeze.json); inside the delivery it is left out of the digest
+  --json         print the manifest as JSON
+
+Exit: 0 written, 2 usage error.`,
+  options: {
+    policy: { type: 'string' },
+    round: { type: 'string' },
+    image: { type: 'string' },
+    'no-image': { type: 'boolean' },
+    out: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run({ values, positionals }) {
+    if (positionals.length !== 1) throw new UsageError('freeze: name exactly one delivery directory');
+    const policy = (values.policy as string | undefined) ?? 'final';
+    if (!(FREEZE_POLICIES as readonly string[]).includes(policy)) {
+      throw new UsageError(`--policy: expected one of ${FREEZE_POLICIES.join(', ')}, got ${policy}`);
+    }
+    const round = values.round === undefined ? null : numberOption(values, 'round', 0, 0);
+    if (round !== null && !Number.isInteger(round)) throw new UsageError('--round: expected an integer');
+    const out = resolve((values.out as string | undefined) ?? 'freeze.json');
+    const environment = defaultEnvironment();
+    if (!values['no-image']) {
+      const image = (values.image as string | undefined) ?? RUNTIME_IMAGE;
+      environment.image = image;
+      environment.imageId = (await engineAnswers(2000)) ? await imageId(image) : null;
+    }
+    const m = await writeFreeze({
+      deliveryDir: positionals[0],
+      policy: policy as FreezePolicy,
+      round,
+      out,
+      environment,
+    });
+    if (values.json) console.log(JSON.stringify(m, null, 2));
+    else
+      console.log(
+        `froze ${positionals[0]}: ${m.digest} (${Object.keys(m.files).length} files, policy ${m.policy}) → ${out}`,
+      );
+    return 0;
+  },
+});

@@ -1,0 +1,20 @@
+import { gc, RUN_LABEL } from '../../sandbox/index.js';
+import { defineCommand } from '../command.js';
+
+export default defineCommand({
+  name: 'gc',
+  summary: 'remove containers/networks/volumes a previous run left behind',
+  help: `Usage: heldout gc [--run <run-id>] [--json]
+
+Removes every container, network and volume labelled heldout=1 (with --run: only those labelled
+${RUN_LABEL}=<run-id>) — what a run killed with SIGKILL could not clean up itself. Images are kept.
+
+Exit: 0 done, 2 no engine answers.`,
+  options: { run: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values }) {
+    const r = await gc({ runId: values.run as string | undefined });
+    if (values.json) console.log(JSON.stringify(r));
+    else console.log(`removed ${r.containers} container(s), ${r.networks} network(s), ${r.volumes} volume(s)`);
+    return 0;
+  },
+});

@@ -1,0 +1,64 @@
+import { buildRuntimeImage, ensureRuntimeImage, RUNTIME_IMAGE, runtimeRecipe } from '../../sandbox/index.js';
+import { defineCommand } from '../command.js';
+
+export default defineCommand({
+  name: 'image build',
+  summary: 'build the local runtime image (node + python3 stdlib) without any registry',
+  help: `Usage: heldout image build [--tag ${RUNTIME_IMAGE}] [--if-missing] [--dry-run] [--json]
+
+Assembles a root filesystem from this host's node, python3 (with its standard library, minus test/, idlelib,
+tkinter, ensurepip), sh and core utilities (and git when present), every shared library ldd lists for them and for
+python's extension modules, an /etc/passwd with the non-root sandbox user (65534), and imports it into the docker
+engine (docker import; no registry is contacted). Takes a few seconds.
+
+Options:
+  --tag name     image name (default ${RUNTIME_IMAGE})
+  --if-missing   build only when the image is missing or was made from a different recipe
+  --dry-run      print what would go in, build nothing
+  --json         print one JSON document
+
+Exit: 0 built (or up to date), 2 no engine / usage error.`,
+  options: {
+    tag: { type: 'string' },
+    'if-missing': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  async run({ values }) {
+    const tag = (values.tag as string | undefined) ?? RUNTIME_IMAGE;
+    if (values['dry-run']) {
+      const r = await runtimeRecipe();
+      const bytes = r.entries.reduce(
+        (s, e) => s + (e.type === 'file' ? e.size : e.type === 'content' ? e.content.length : 0),
+        0,
+      );
+      const summary = {
+        tag,
+        recipeHash: r.hash,
+        entries: r.entries.length,
+        bytes,
+        node: r.node,
+        python: r.python,
+        tools: r.tools,
+        missing: r.missing,
+      };
+      console.log(
+        values.json
+          ? JSON.stringify(summary)
+          : `${tag}: ${r.entries.length} entries, ${(bytes / 1e6).toFixed(1)} MB, recipe ${r.hash}`,
+      );
+      return 0;
+    }
+    const built = values['if-missing'] ? await ensureRuntimeImage({ tag }) : await buildRuntimeImage({ tag });
+    if (values.json) {
+      console.log(JSON.stringify(built));
+    } else {
+      console.log(
+        `${built.built ? 'built' : 'up to date'} ${built.tag} ${built.id.slice(0, 19)} in ${(built.ms / 1000).toFixed(1)} s` +
+          ` (python ${built.python ?? 'none'}, ${built.tools.length} tools)`,
+      );
+      for (const w of built.warnings) console.error(`warning: ${w}`);
+    }
+    return 0;
+  },
+});

@@ -1,0 +1,107 @@
+import { loadCommission } from '../../commission/index.js';
+import { ImportError, type ImportResult, importAgentSwe, importHarbor } from '../../importers/index.js';
+import { defineCommand, UsageError } from '../command.js';
+
+const KINDS = ['agentswe', 'harbor', 'tau2'] as const;
+
+export default defineCommand({
+  name: 'import',
+  summary: 'convert an AgentSWE task, a Harbor task or a τ²-bench domain into a commission package',
+  help: `Usage: heldout import agentswe <task-dir> --out <commission-dir> [--force] [--json]
+       heldout import harbor <task-dir> --out <commission-dir> [--entry <command>] [--force] [--json]
+       heldout import tau2 <domain-dir> --out <commission-dir> [--force] [--json]
+
+agentswe  an AgentSWE task directory: creation (task.json, benchmark/input/01..04*.md with builder_package/
+          fallbacks, benchmark/dev_cases, benchmark/test_cases, benchmark/evaluator/rubric.md), editing (tree/input,
+          tree/dev_cases, tree/test_cases, tree/evaluator/result_dimensions.json) or optimization
+          (benchmark/task_contract.json). Rubric dimensions and weights become judged dimensions; mechanical
+          zero-gates become gates (exit codes, budgets, required artifacts); the rest become a judged zero ceiling.
+harbor    a Harbor task (instruction.md, task.toml, environment/Dockerfile, tests/test.sh): one case, scored by
+          tests/test.sh's reward.txt / reward.json as one 100-point dimension.
+tau2      a τ²-bench domain directory (when this build has the tool-agent domains).
+
+The output is deterministic (importing twice gives identical files) and holds IMPORT-NOTES.md listing everything
+that could not be mapped. The imported commission is validated before the command reports success.
+
+Options:
+  --out <dir>        the commission directory to write (must be empty or absent, unless --force)
+  --force            replace a non-empty output directory
+  --entry <command>  harbor: the delivery's launch command (default: python run_agent.py --input {input} --output {output})
+  --json             print one JSON document: {ok, kind, out, id, files, notes} or {ok: false, missing}
+
+Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.`,
+  options: {
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+    entry: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run({ values, positionals }) {
+    const [kind, dir, ...extra] = positionals;
+    if (!kind || !(KINDS as readonly string[]).includes(kind))
+      throw new UsageError(`import: name the kind first: ${KINDS.join(', ')}`);
+    if (!dir) throw new UsageError(`import ${kind}: name the ${kind === 'tau2' ? 'domain' : 'task'} directory`);
+    if (extra.length) throw new UsageError(`import ${kind}: unexpected arguments ${extra.join(' ')}`);
+    const out = values.out;
+    if (typeof out !== 'string' || out === '')
+      throw new UsageError(`import ${kind}: --out <commission-dir> is required`);
+    const json = values.json === true;
+    const overwrite = values.force === true;
+    if (values.entry !== undefined && kind !== 'harbor') throw new UsageError('--entry applies to harbor imports only');
+
+    let result: ImportResult;
+    try {
+      if (kind === 'agentswe') result = await importAgentSwe(dir, out, { overwrite });
+      else if (kind === 'harbor')
+        result = await importHarbor(dir, out, {
+          overwrite,
+          ...(typeof values.entry === 'string' ? { entry: values.entry } : {}),
+        });
+      else {
+        const domains = (await import('../../domains/index.js')) as Record<string, unknown>;
+        const importTau2 = domains.importTau2;
+        if (typeof importTau2 !== 'function') {
+          const msg =
+            'import tau2: not available in this build (the τ²-bench domain importer is not part of src/domains yet)';
+          if (json) console.log(JSON.stringify({ ok: false, kind, error: msg }));
+          else console.error(`heldout ${msg}`);
+          return 2;
+        }
+        const r = (await importTau2(dir, out, { overwrite })) as Partial<ImportResult> | undefined;
+        result = { outDir: r?.outDir ?? out, id: r?.id ?? '', files: r?.files ?? [], notes: r?.notes ?? [] };
+      }
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      if (json) console.log(JSON.stringify({ ok: false, kind, source: dir, missing: err.missing }));
+      else console.error(`heldout ${err.message}`);
+      return 2;
+    }
+
+    // An import is only done when heldout itself accepts the result.
+    let problem: string | null = null;
+    try {
+      await loadCommission(result.outDir);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+    if (json) {
+      console.log(
+        JSON.stringify({
+          ok: problem === null,
+          kind,
+          out: result.outDir,
+          id: result.id,
+          files: result.files,
+          notes: result.notes,
+          ...(problem ? { invalid: problem } : {}),
+        }),
+      );
+    } else {
+      console.log(
+        `imported ${kind} ${dir} → ${result.outDir} (${result.files.length} files, ${result.notes.length} notes in IMPORT-NOTES.md)`,
+      );
+      if (problem) console.error(`heldout import: the result does not validate yet:\n${problem}`);
+    }
+    return problem === null ? 0 : 2;
+  },
+});

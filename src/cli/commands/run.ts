@@ -1,0 +1,77 @@
+import type { Split } from '../../commission/index.js';
+import type { GateThresholds } from '../../run/index.js';
+import { runHeldout } from '../../vitest/index.js';
+import { defineCommand, numberOption, UsageError } from '../command.js';
+
+export default defineCommand({
+  name: 'run',
+  summary: 'run commissions against a delivery through Vitest; write summary.json, report.md, index.html, junit.xml',
+  help: `Usage: heldout run <commission>... --delivery <dir> [options]
+
+Runs each commission's cases (held-out by default) against the frozen delivery, each case in its own sandbox,
+through Vitest (the same generated suite \`npx vitest\` runs with the heldout plugin), and writes the report.
+
+Options:
+  --delivery <dir>          the delivery under test (default: $HELDOUT_DELIVERY)
+  --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
+  --trials <k>              trials per case (default: the commission's)
+  --sandbox auto|docker|process   (default auto: docker when an engine answers)
+  --out <dir>               report directory (default reports/<run-id>)
+  --concurrency <n>         cases at once per commission (default: number of cores)
+  --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
+  --min-result <x>          gate: held-out mean Result must be ≥ x
+  --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x
+  --max-gap <x>             gate: dev − held-out mean must be ≤ x (needs --split both)
+  --reporter <name>         Vitest reporter(s) for the console (default: default)
+
+Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate options the gate is
+"every case meets the commission's pass rule", as under \`npx vitest\`.`,
+  options: {
+    delivery: { type: 'string' },
+    split: { type: 'string' },
+    trials: { type: 'string' },
+    sandbox: { type: 'string' },
+    out: { type: 'string' },
+    concurrency: { type: 'string' },
+    freeze: { type: 'string' },
+    'min-result': { type: 'string' },
+    'min-pass-hat-k': { type: 'string' },
+    'max-gap': { type: 'string' },
+    reporter: { type: 'string', multiple: true },
+  },
+  async run({ values, positionals }) {
+    if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
+    const delivery = (values.delivery as string | undefined) ?? process.env.HELDOUT_DELIVERY;
+    if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    const split = (values.split as string | undefined) ?? 'heldout';
+    if (!['heldout', 'dev', 'both'].includes(split))
+      throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
+    const sandbox = (values.sandbox as string | undefined) ?? 'auto';
+    if (!['auto', 'docker', 'process'].includes(sandbox))
+      throw new UsageError(`--sandbox: expected auto, docker or process, got ${sandbox}`);
+    const gate: GateThresholds = {};
+    if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
+    if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
+    if (values['max-gap'] !== undefined) gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
+    const result = await runHeldout(
+      {
+        commissions: positionals,
+        delivery,
+        split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
+        trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
+        sandbox: sandbox as 'auto',
+        out: values.out as string | undefined,
+        concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
+        freeze: values.freeze as string | undefined,
+        gate,
+      },
+      { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
+    );
+    if (!result.summary) {
+      console.error('heldout run: no case was run (see the errors above)');
+      return 2;
+    }
+    if (Object.keys(gate).length > 0) return result.violations.length > 0 ? 1 : 0;
+    return result.failedTests > 0 || result.vitestExitCode !== 0 ? 1 : 0;
+  },
+});

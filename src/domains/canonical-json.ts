@@ -1,0 +1,102 @@
+import { createHash } from 'node:crypto';
+
+/** JSON with object keys sorted at every depth, so equal databases serialise to equal strings. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(obj).sort()) {
+    const v = obj[key];
+    if (v === undefined || typeof v === 'function') continue;
+    parts.push(`${JSON.stringify(key)}:${canonicalJson(v)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** sha256 (hex) of the canonical JSON: the database hash the final-state reward compares. */
+export function hashJson(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Structural equality as canonical JSON sees it: key order and undefined-valued keys do not matter. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) {
+    return typeof a === 'number' && typeof b === 'number' && !Number.isFinite(a) && !Number.isFinite(b);
+  }
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i] === undefined ? null : a[i];
+      const y = bb[i] === undefined ? null : bb[i];
+      if (!jsonEqual(x, y)) return false;
+    }
+    return true;
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ao) {
+    if (!Object.hasOwn(ao, k) || ao[k] === undefined || typeof ao[k] === 'function') continue;
+    na++;
+    if (!Object.hasOwn(bo, k) || !jsonEqual(ao[k], bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (Object.hasOwn(bo, k) && bo[k] !== undefined && typeof bo[k] !== 'function') nb++;
+  return na === nb;
+}
+
+/**
+ * A hasher giving exactly `hashJson(db)` for databases shaped `{ table: { id: record } }`, faster when most records
+ * equal those of `reference` (the initial database): their canonical text is computed once and reused.
+ */
+export function referenceHasher(reference: Record<string, unknown>): (db: Record<string, unknown>) => string {
+  const cache = new Map<string, Map<string, string>>();
+  return (db) => {
+    const h = createHash('sha256');
+    h.update('{');
+    let firstTable = true;
+    for (const table of Object.keys(db).sort()) {
+      const rows = db[table];
+      if (rows === undefined || typeof rows === 'function') continue;
+      if (!firstTable) h.update(',');
+      firstTable = false;
+      h.update(`${JSON.stringify(table)}:`);
+      const refRows = reference[table];
+      if (!isPlainObject(rows) || !isPlainObject(refRows)) {
+        h.update(canonicalJson(rows));
+        continue;
+      }
+      let tableCache = cache.get(table);
+      if (!tableCache) {
+        tableCache = new Map();
+        cache.set(table, tableCache);
+      }
+      h.update('{');
+      let firstRow = true;
+      for (const id of Object.keys(rows).sort()) {
+        const row = rows[id];
+        if (row === undefined || typeof row === 'function') continue;
+        if (!firstRow) h.update(',');
+        firstRow = false;
+        let text: string;
+        if (Object.hasOwn(refRows, id) && jsonEqual(row, refRows[id])) {
+          text = tableCache.get(id) ?? canonicalJson(refRows[id]);
+          tableCache.set(id, text);
+        } else {
+          text = canonicalJson(row);
+        }
+        h.update(`${JSON.stringify(id)}:${text}`);
+      }
+      h.update('}');
+    }
+    h.update('}');
+    return h.digest('hex');
+  };
+}

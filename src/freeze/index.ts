@@ -1,0 +1,15 @@
+export { DEFAULT_EXCLUDE, scanTree, type TreeEntry, type TreeOptions, type TreeScan, treeDigest } from './digest.js';
+export {
+  defaultEnvironment,
+  diffTrees,
+  environmentDigest,
+  FREEZE_POLICIES,
+  type FreezeManifest,
+  FreezeMismatchError,
+  type FreezePolicy,
+  readFreeze,
+  type TreeChanges,
+  verifyFreeze,
+  type WriteFreezeOptions,
+  writeFreeze,
+} from './manifest.js';

@@ -1,0 +1,51 @@
+import { ROLES, type Role, type RoleConfig } from './types.js';
+
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+function pick(env: Record<string, string | undefined>, ...names: string[]): string | undefined {
+  for (const n of names) {
+    const v = env[n];
+    if (v !== undefined && v.trim() !== '') return v.trim();
+  }
+  return undefined;
+}
+
+/**
+ * Upstream of each role from the environment: `HELDOUT_<ROLE>_BASE_URL|API_KEY|MODEL`, each falling back to
+ * `OPENAI_BASE_URL|OPENAI_API_KEY|OPENAI_MODEL`. A key with no base URL means OpenAI's own
+ * (`https://api.openai.com/v1`); neither means the role has no upstream (calls get 503 `no_model_configured`).
+ */
+export function roleConfigFromEnv(env: Record<string, string | undefined> = process.env): Record<Role, RoleConfig> {
+  const out = {} as Record<Role, RoleConfig>;
+  for (const role of ROLES) {
+    const R = role.toUpperCase();
+    const apiKey = pick(env, `HELDOUT_${R}_API_KEY`, 'OPENAI_API_KEY');
+    let baseURL = pick(env, `HELDOUT_${R}_BASE_URL`, 'OPENAI_BASE_URL');
+    if (!baseURL && apiKey) baseURL = DEFAULT_OPENAI_BASE_URL;
+    const model = pick(env, `HELDOUT_${R}_MODEL`, 'OPENAI_MODEL');
+    const cfg: RoleConfig = {};
+    if (baseURL) cfg.baseURL = baseURL.replace(/\/+$/, '');
+    if (apiKey) cfg.apiKey = apiKey;
+    if (model) cfg.model = model;
+    out[role] = cfg;
+  }
+  return out;
+}
+
+/** `roleConfigFromEnv(env)` with `overrides` applied field by field. */
+export function resolveRoles(
+  env: Record<string, string | undefined>,
+  overrides: Partial<Record<Role, RoleConfig>> = {},
+): Record<Role, RoleConfig> {
+  const base = roleConfigFromEnv(env);
+  for (const role of ROLES) {
+    const o = overrides[role];
+    if (!o) continue;
+    const merged: RoleConfig = { ...base[role] };
+    if (o.baseURL !== undefined) merged.baseURL = o.baseURL.replace(/\/+$/, '');
+    if (o.apiKey !== undefined) merged.apiKey = o.apiKey;
+    if (o.model !== undefined) merged.model = o.model;
+    base[role] = merged;
+  }
+  return base;
+}

@@ -1,0 +1,22 @@
+/** The model gateway (DESIGN §8): public face. */
+export { attachmentFor, DEFAULT_RELAY_PORT } from './attach.js';
+export { roleConfigFromEnv } from './config.js';
+export { ledgerPath, readLedger, readTrace, tracePath } from './ledger.js';
+export { RELAY_SCRIPT, RELAY_SOURCE, writeRelayScript } from './relay-source.js';
+export { startGateway } from './server.js';
+export type {
+  Budgets,
+  CallClass,
+  CaseRegistration,
+  Endpoint,
+  Gateway,
+  GatewayOptions,
+  LedgerEntry,
+  LedgerUsage,
+  RegisteredCase,
+  RetryOptions,
+  Role,
+  RoleConfig,
+  TraceEntry,
+} from './types.js';
+export { ROLES } from './types.js';

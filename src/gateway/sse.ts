@@ -1,0 +1,170 @@
+/**
+ * Server-sent events, split as they arrive so the gateway can pass each event on the moment it is complete while
+ * watching for the end marker, usage and finish reasons.
+ */
+import type { Endpoint, LedgerUsage } from './types.js';
+
+export interface SseEvent {
+  /** The event's raw text without its terminating blank line. */
+  raw: string;
+  event: string | null;
+  /** The `data:` lines joined by `\n`; null when the event had none. */
+  data: string | null;
+}
+
+/** Incremental splitter: `push(text)` returns the events completed by this piece. */
+export class SseSplitter {
+  private buf = '';
+
+  push(text: string): SseEvent[] {
+    this.buf += text;
+    const out: SseEvent[] = [];
+    for (;;) {
+      const m = /\r\n\r\n|\n\n|\r\r/.exec(this.buf);
+      if (!m) break;
+      const raw = this.buf.slice(0, m.index);
+      this.buf = this.buf.slice(m.index + m[0].length);
+      if (raw.trim() === '') continue;
+      out.push(parseEvent(raw));
+    }
+    return out;
+  }
+
+  /** What is left when the stream ends (an event missing its blank line), or null. */
+  rest(): SseEvent | null {
+    const raw = this.buf;
+    this.buf = '';
+    return raw.trim() === '' ? null : parseEvent(raw.replace(/[\r\n]+$/, ''));
+  }
+}
+
+function parseEvent(raw: string): SseEvent {
+  let event: string | null = null;
+  const data: string[] = [];
+  for (const line of raw.split(/\r\n|\n|\r/)) {
+    if (line.startsWith(':')) continue;
+    const i = line.indexOf(':');
+    const field = i === -1 ? line : line.slice(0, i);
+    let value = i === -1 ? '' : line.slice(i + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+  }
+  return { raw, event, data: data.length ? data.join('\n') : null };
+}
+
+function usageFrom(u: any): LedgerUsage | null {
+  if (!u || typeof u !== 'object') return null;
+  const prompt = num(u.prompt_tokens ?? u.input_tokens);
+  const completion = num(u.completion_tokens ?? u.output_tokens);
+  const total = num(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0);
+  if (prompt === null && completion === null && num(u.total_tokens) === null) return null;
+  return { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+/** Usage of a complete (non-stream) response body of any of the three endpoints. */
+export function usageOfBody(body: any): LedgerUsage | null {
+  return usageFrom(body?.usage);
+}
+
+/**
+ * Watches one stream: decides per event whether to pass it on (the usage-only chunk the gateway asked for on the
+ * caller's behalf is dropped), and records completion, usage, malformed events and an assembled reply for the trace.
+ */
+export class StreamWatcher {
+  complete = false;
+  malformed = false;
+  usage: LedgerUsage | null = null;
+  events: unknown[] = [];
+  private content = '';
+  private toolCalls: { id?: string; name: string; arguments: string }[] = [];
+  private finishReason: string | null = null;
+  private finalResponse: unknown = null;
+
+  constructor(
+    private endpoint: Endpoint,
+    /** Drop the `choices: []` usage chunk (the caller did not ask for usage; the gateway did). */
+    private dropUsageChunk: boolean,
+    private keepEvents: boolean,
+  ) {}
+
+  /** Returns whether to forward the event to the caller. */
+  see(ev: SseEvent): boolean {
+    if (ev.data === null) return true;
+    if (ev.data.trim() === '[DONE]') {
+      this.complete = true;
+      if (this.keepEvents) this.events.push('[DONE]');
+      return true;
+    }
+    let obj: any;
+    try {
+      obj = JSON.parse(ev.data);
+    } catch {
+      this.malformed = true;
+      if (this.keepEvents) this.events.push(ev.data);
+      return true;
+    }
+    if (this.keepEvents) this.events.push(obj);
+    if (obj && typeof obj === 'object' && obj.error) {
+      this.complete = true; // the provider ended the stream with an error event: an end, not a truncation
+      return true;
+    }
+    if (this.endpoint === 'responses') {
+      const type = obj?.type ?? ev.event;
+      if (type === 'response.completed' || type === 'response.failed' || type === 'response.incomplete') {
+        this.complete = true;
+        this.finalResponse = obj.response ?? null;
+        const u = usageFrom(obj.response?.usage);
+        if (u) this.usage = u;
+      } else if (type === 'error') {
+        this.complete = true;
+      } else if (type === 'response.output_text.delta' && typeof obj.delta === 'string') {
+        this.content += obj.delta;
+      }
+      return true;
+    }
+    // chat.completions
+    const u = usageFrom(obj?.usage);
+    if (u) this.usage = u;
+    const choices = Array.isArray(obj?.choices) ? obj.choices : [];
+    for (const ch of choices) {
+      const d = ch?.delta ?? {};
+      if (typeof d.content === 'string') this.content += d.content;
+      if (Array.isArray(d.tool_calls)) {
+        for (const tc of d.tool_calls) {
+          const i = typeof tc.index === 'number' ? tc.index : this.toolCalls.length;
+          this.toolCalls[i] ??= { name: '', arguments: '' };
+          const slot = this.toolCalls[i]!;
+          if (tc.id) slot.id = tc.id;
+          if (tc.function?.name) slot.name += tc.function.name;
+          if (typeof tc.function?.arguments === 'string') slot.arguments += tc.function.arguments;
+        }
+      }
+      if (ch?.finish_reason) {
+        this.finishReason = ch.finish_reason;
+        this.complete = true;
+      }
+    }
+    if (this.dropUsageChunk && u && choices.length === 0) return false;
+    return true;
+  }
+
+  /** Text seen in deltas (for estimating usage when the provider reported none). */
+  get text(): string {
+    return this.content + this.toolCalls.map((t) => t.name + t.arguments).join('');
+  }
+
+  assembled(): unknown {
+    if (this.endpoint === 'responses') return this.finalResponse ?? { output_text: this.content };
+    return {
+      role: 'assistant',
+      content: this.content,
+      ...(this.toolCalls.length ? { tool_calls: this.toolCalls.filter(Boolean) } : {}),
+      finish_reason: this.finishReason,
+    };
+  }
+}

@@ -1,0 +1,167 @@
+/** Types of the model gateway (DESIGN §8). */
+
+/** Who is calling: the delivery under test (`runtime`) or one of the evaluator's own model roles. */
+export type Role = 'runtime' | 'judge' | 'user' | 'generator';
+export const ROLES: readonly Role[] = ['runtime', 'judge', 'user', 'generator'];
+
+/**
+ * How a call ended.
+ * - `success`: upstream answered 2xx with a complete, well-formed body (a stream that reached its end marker).
+ * - `candidate_request_error`: the caller's fault — a malformed request, an endpoint the gateway does not serve,
+ *   an unknown case token, a budget exhausted, an upstream 4xx about the request (400, 404, 409, 413, 415, 422),
+ *   or the caller hanging up mid-call.
+ * - `provider_failure`: the model provider's fault — 5xx/408/425/429 still failing after the retries, 401/403
+ *   (the evaluator's key), a 2xx body that is not JSON, a stream that ended without its end marker, or no
+ *   upstream configured.
+ * - `transport_failure`: the provider could not be reached or stopped answering — connection refused/reset,
+ *   idle timeout, a connection cut mid-body — after the retries.
+ */
+export type CallClass = 'success' | 'candidate_request_error' | 'provider_failure' | 'transport_failure';
+
+export type Endpoint = 'chat.completions' | 'responses' | 'embeddings';
+
+/** The fixed upstream of one role. */
+export interface RoleConfig {
+  /** OpenAI-compatible base URL including `/v1`, e.g. `https://api.openai.com/v1`. */
+  baseURL?: string;
+  /** The real key; never leaves the gateway. */
+  apiKey?: string;
+  /** Every request of this role is sent with this model, whatever the caller asked for. */
+  model?: string;
+}
+
+export interface Budgets {
+  /** Model calls forwarded upstream; further calls get 429. Omitted/null: unlimited. */
+  calls?: number | null;
+  /** Tokens (`usage.total_tokens`, summed); a call that starts under budget completes, later calls get 429. */
+  tokens?: number | null;
+  /** Seconds from registration after which calls get 429. */
+  wallSeconds?: number | null;
+}
+
+export interface CaseRegistration {
+  caseId: string;
+  trial: number;
+  /** Default `runtime`. An evaluator role registered per case (e.g. the judge) gets its own token and budgets. */
+  role?: Role;
+  budgets: Budgets;
+}
+
+export interface RegisteredCase {
+  caseId: string;
+  trial: number;
+  role: Role;
+  /** The per-case placeholder key, `heldout-<random>`; what the delivery gets as OPENAI_API_KEY. */
+  token: string;
+  /**
+   * Environment for the delivery: `OPENAI_API_KEY` (the placeholder), `OPENAI_MODEL` when the role's model is set,
+   * and — only when the gateway listens on TCP — `OPENAI_BASE_URL` pointing at it (for a process sandbox on the
+   * host). `attachmentFor` replaces OPENAI_BASE_URL with the in-sandbox relay address.
+   */
+  env: Record<string, string>;
+}
+
+export interface RetryOptions {
+  /** Further attempts after the first; default 3. */
+  retries?: number;
+  /** First backoff; doubles each attempt (with jitter); default 500 ms. */
+  baseDelayMs?: number;
+  /** Cap on one backoff (and on a honoured Retry-After); default 8000 ms. */
+  maxDelayMs?: number;
+}
+
+export interface GatewayOptions {
+  /** Unix socket to listen on; default `<fresh temp dir>/gateway.sock` (a stale file there is replaced). */
+  socketPath?: string;
+  /**
+   * Also listen on 127.0.0.1 (port 0 = any) for the evaluator's own roles (`/role/<role>/v1`) and host-process
+   * deliveries. Default false. `/role/…` paths are refused on the Unix socket (the sandbox's way in).
+   */
+  tcp?: boolean | { port?: number };
+  /** Where `<caseId>.<trial>.jsonl` ledgers and `<caseId>.<trial>.trace.jsonl` traces go; default a temp dir. */
+  ledgerDir?: string;
+  /** Keep request/response bodies in the trace files; default true. */
+  trace?: boolean;
+  /** Per-role upstream overrides, field by field over `roleConfigFromEnv(env)`. */
+  roles?: Partial<Record<Role, RoleConfig>>;
+  /** Environment the role configuration is read from; default `process.env`. */
+  env?: Record<string, string | undefined>;
+  retry?: RetryOptions;
+  /** Upstream idle timeout: no byte for this long (before or during the answer) → transport failure; default 300 s. */
+  timeoutMs?: number;
+  /** Largest request body accepted; default 32 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface LedgerUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** True when the upstream reported no usage and the gateway estimated it (characters / 4). */
+  estimated?: boolean;
+}
+
+/** One model call, one JSON line of `<ledgerDir>/<caseId>.<trial>.jsonl`. */
+export interface LedgerEntry {
+  /** ISO-8601 time the call arrived. */
+  time: string;
+  /** Unique id of the call; also the `x-heldout-call-id` response header and the key into the trace. */
+  callId: string;
+  role: Role;
+  /** The case id; `_<role>` for an evaluator-role call with no case (`/role/<role>/v1`). */
+  case: string;
+  trial: number;
+  endpoint: Endpoint | 'unknown';
+  /** The model actually used (the role's); null when the call never went upstream. */
+  model: string | null;
+  /** What the caller asked for (overwritten). */
+  requestedModel: string | null;
+  stream: boolean;
+  /** HTTP status given to the caller (for a stream: the status its headers carried). */
+  status: number;
+  /** Status of the last upstream attempt; null when none answered. */
+  upstreamStatus: number | null;
+  classification: CallClass;
+  /** Machine-readable reason for anything but success, e.g. `budget_exceeded`, `stream_truncated`. */
+  error: string | null;
+  /** Upstream attempts made (0 when refused before going upstream). */
+  attempts: number;
+  latencyMs: number;
+  /** Milliseconds until the first byte went back to the caller. */
+  firstByteMs: number | null;
+  usage: LedgerUsage | null;
+  /** A stream (or body) that ended before its end marker. */
+  truncated: boolean;
+}
+
+/** One line of `<ledgerDir>/<caseId>.<trial>.trace.jsonl`. */
+export interface TraceEntry {
+  callId: string;
+  time: string;
+  role: Role;
+  endpoint: Endpoint | 'unknown';
+  status: number;
+  /** The body as sent upstream (model overwritten), or as received when it never went upstream. */
+  request: unknown;
+  /** Parsed response body; for a stream `{ events: [...data payloads], assembled }`; raw text if not JSON. */
+  response: unknown;
+}
+
+export interface Gateway {
+  socketPath: string;
+  /** `http://127.0.0.1:<port>` when `tcp` was asked for. */
+  tcpUrl?: string;
+  ledgerDir: string;
+  /** The resolved upstream of each role (keys included: this object is the evaluator's, never the sandbox's). */
+  roles: Record<Role, RoleConfig>;
+  registerCase(registration: CaseRegistration): RegisteredCase;
+  /** Every call of (caseId, trial) made through this gateway instance, in order. */
+  ledgerFor(caseId: string, trial: number): LedgerEntry[];
+  /** Calls forwarded upstream and tokens used by (caseId, trial) (latest registration). */
+  usage(caseId: string, trial: number): { calls: number; tokens: number };
+  /** `<tcpUrl>/role/<role>/v1`, for the evaluator's own clients; throws without `tcp`. */
+  roleBaseURL(role: Role): string;
+  /** Resolves when every ledger and trace line written so far is on disk. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

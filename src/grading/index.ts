@@ -1,0 +1,54 @@
+/**
+ * Grading (DESIGN §4): gates → deterministic checks and the LLM judge per dimension → ceilings → a case's Result.
+ */
+export { artifactProblem, parseCsv } from './artifact-format.js';
+export {
+  type CheckContext,
+  type CheckFunctionContext,
+  type CheckResult,
+  CheckSetupError,
+  type CommandResult,
+  type CommandRunner,
+  readReward,
+  resolvePlaceholders,
+  runCheck,
+} from './checks.js';
+export { claimsContradicted, type Observed } from './claims.js';
+export {
+  applyPatchOnce,
+  type GateExecution,
+  type GateOutcome,
+  listFiles,
+  type PatchOutcome,
+  type RunGatesInput,
+  runGates,
+} from './gates.js';
+export { globToRegExp, matchesAny } from './glob.js';
+export { type GradeCaseInput, gradeCase } from './grade-case.js';
+export { getPath, jsonEqual } from './json-path.js';
+export { formatSchemaErrors, type SchemaError, validateJsonSchema } from './json-schema.js';
+export {
+  type JudgeConfig,
+  type JudgeOutcome,
+  type JudgeVerdict,
+  judgeAnswerSchema,
+  judgeCase,
+  judgeConfigFromEnv,
+  judgeResponseFormat,
+  NO_JUDGE_REASON,
+  repairEnvelope,
+  validateAnswer,
+} from './judge.js';
+export { artifactsDigest, DEFAULT_JUDGE_CACHE_DIR, JudgeCache, type JudgeCacheKey } from './judge-cache.js';
+export {
+  buildJudgeMessages,
+  DEFAULT_PROMPT_LIMITS,
+  type JudgedDimension,
+  type JudgedOutcome,
+  type JudgeRequest,
+  type LedgerSummary,
+  type PromptLimits,
+  renderArtifacts,
+} from './judge-prompt.js';
+export { ceilingRecords, type ScoreCaseInput, type ScoreCaseOutput, scoreCase } from './score-case.js';
+export * from './types.js';

@@ -1,0 +1,88 @@
+/**
+ * What grading produces for one case × trial (DESIGN §4, §14). The runner stores it in the test's `task.meta.heldout`
+ * and the reporter aggregates it; so it must stay plain JSON.
+ */
+
+export const GATE_CATEGORIES = [
+  'error-exit',
+  'timeout',
+  'oom',
+  'missing-artifact',
+  'invalid-artifact',
+  'patch-rejected',
+  'constraint-violation',
+] as const;
+export type GateCategory = (typeof GATE_CATEGORIES)[number];
+
+export type CaseStatus = 'graded' | 'gate-failed' | 'unscored' | 'infra-error';
+
+/** One rubric item's verdict. `score` is the share in [0, 1] of the item's points; null when unscored. */
+export interface ItemResult {
+  kind: string;
+  title: string;
+  points: number;
+  score: number | null;
+  earned: number | null;
+  evidence: string;
+}
+
+export interface DimensionResult {
+  score: number;
+  max: number;
+  /** The effective cap from unmet outcomes / safety failures; null when none applies. */
+  cap: number | null;
+  earned: number;
+  items: ItemResult[];
+}
+
+export interface CeilingRecord {
+  kind: 'dimension' | 'total';
+  dimension?: string;
+  max: number;
+  reason: string;
+  /** True when this ceiling lowered the score in its scope. */
+  binding: boolean;
+}
+
+export interface OutcomeResult {
+  id: string;
+  satisfied: boolean | null;
+  safety: boolean | null;
+  evidence: string;
+}
+
+/** The grading of one case × trial. */
+export interface CaseGrade {
+  id: string;
+  trial: number;
+  split: 'dev' | 'heldout';
+  status: CaseStatus;
+  gate: GateCategory | null;
+  /** Why the gate failed, or why the case is unscored / an infra error. */
+  reason: string | null;
+  result: number | null;
+  passed: boolean;
+  dimensions: Record<string, DimensionResult>;
+  ceilings: CeilingRecord[];
+  ceilingHit: boolean;
+  ceilingSet: boolean;
+  outcomes: OutcomeResult[];
+  judge: {
+    model: string;
+    assessment: string;
+    majorErrors: string[];
+    /** Spread of total scores across judge samples when n-sample judging is on. */
+    samples?: number[];
+    cached: boolean;
+  } | null;
+  wallMs: number;
+  modelCalls: number;
+  tokens: number;
+  exitCode: number | null;
+  /** Last lines of stderr, for the report's drill-down. */
+  stderrTail: string;
+  /** Claims from the delivery's run_report.json the case contradicted (DESIGN §10). */
+  claimsContradicted: string[];
+  /** Editing: μ_new (the rubric's pass rule) and μ_reg (the product's regression suite; null when not run). */
+  editing?: { muNew: boolean; muReg: boolean | null; evidence: string };
+}

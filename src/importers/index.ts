@@ -1,0 +1,16 @@
+/**
+ * Importers (DESIGN §3): foreign task packages — AgentSWE task directories and Harbor tasks — converted into heldout
+ * commission packages, deterministically, with everything unmappable listed in `IMPORT-NOTES.md`.
+ */
+export { AGENTSWE_DEFAULT_ENTRY, importAgentSwe, normalizeEntry } from './agentswe.js';
+export {
+  classifyGate,
+  type GateBullet,
+  type PlannedDimension,
+  planRubric,
+  type RubricPlan,
+} from './agentswe-rubric.js';
+export { HARBOR_DEFAULT_ENTRY, type HarborImportOptions, importHarbor, verifierCommand } from './harbor.js';
+export { cleanTitle, rubricDimensions, sections, slug, weightedHeading } from './markdown.js';
+export { parseToml, TomlError, type TomlTable, type TomlValue } from './toml.js';
+export { ImportError, type ImportOptions, type ImportResult } from './types.js';

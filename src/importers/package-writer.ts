@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { ImportError, type ImportOptions, type ImportResult } from './types.js';
+
+/**
+ * An in-memory commission package: every file by its relative path. Importers fill it, then `writePackage` writes
+ * it in sorted order, so two imports of the same source give byte-identical trees (no timestamps, stable keys).
+ */
+export class PackageDraft {
+  readonly files = new Map<string, Buffer>();
+  readonly notes: string[] = [];
+
+  put(rel: string, content: string | Buffer): void {
+    this.files.set(rel.split(path.sep).join('/'), typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+  }
+
+  /** Copies every file under `srcDir` to `destRel`, in sorted order; returns the relative names copied. */
+  copyTree(srcDir: string, destRel: string): string[] {
+    const names = listTree(srcDir);
+    for (const n of names) this.put(`${destRel}/${n}`, readFileSync(path.join(srcDir, n)));
+    return names;
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+}
+
+/** Relative posix paths of every file under `dir` (sorted; symlinks followed; empty when absent). */
+export function listTree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string, prefix: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const rel = prefix ? `${prefix}/${name}` : name;
+      if (statSync(p).isDirectory()) walk(p, rel);
+      else out.push(rel);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+/** YAML with the key order the objects were built in, no line folding (so long rubric texts stay verbatim). */
+export function toYaml(value: unknown): string {
+  return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/** The `IMPORT-NOTES.md` text: where the package came from and every unmapped piece, in the order found. */
+export function notesMarkdown(kind: string, source: string, notes: string[]): string {
+  const lines = [
+    `# Import notes`,
+    '',
+    `Imported by \`heldout import ${kind}\` from \`${source}\`.`,
+    'Everything of the source package that heldout could not express, or expressed only approximately, is listed',
+    'here; nothing was dropped silently.',
+    '',
+    ...(notes.length ? notes.map((n) => `- ${n.replace(/\n/g, '\n  ')}`) : ['- (nothing: every part mapped)']),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * Writes the draft into `outDir`. Refuses a non-empty `outDir` unless `overwrite`, then removes it first, so no
+ * stale file of an earlier import survives.
+ */
+export function writePackage(draft: PackageDraft, outDirArg: string, id: string, options: ImportOptions): ImportResult {
+  const outDir = path.resolve(outDirArg);
+  if (existsSync(outDir)) {
+    if (!statSync(outDir).isDirectory())
+      throw new ImportError(outDirArg, [`the output ${outDirArg} exists and is not a directory`]);
+    if (readdirSync(outDir).length > 0) {
+      if (!options.overwrite)
+        throw new ImportError(outDirArg, [
+          `the output directory ${outDirArg} is not empty (pass overwrite / --force to replace it)`,
+        ]);
+      rmSync(outDir, { recursive: true, force: true });
+    }
+  }
+  mkdirSync(outDir, { recursive: true });
+  const files = [...draft.files.keys()].sort();
+  for (const rel of files) {
+    const p = path.join(outDir, rel);
+    mkdirSync(path.dirname(p), { recursive: true });
+    writeFileSync(p, draft.files.get(rel)!);
+  }
+  return { outDir, id, files, notes: [...draft.notes] };
+}
+
+/** The text of a file, or null when it does not exist. */
+export function readIfExists(p: string): string | null {
+  return existsSync(p) && statSync(p).isFile() ? readFileSync(p, 'utf8') : null;
+}
+
+/** Immediate subdirectories of `dir`, sorted (empty when absent). */
+export function subdirs(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => statSync(path.join(dir, n)).isDirectory())
+    .sort();
+}
+
+/** A lower-case commission id from a free-form name. */
+export function commissionId(name: string): string {
+  const s = name
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[^a-z0-9]+|-+$/g, '');
+  return s || 'imported';
+}
+
+/** The artifact format heldout checks for a file name. */
+export function formatOf(file: string): 'json' | 'csv' | 'markdown' | 'pdf' | 'patch' | 'text' | 'any' {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.json') return 'json';
+  if (ext === '.csv') return 'csv';
+  if (ext === '.md') return 'markdown';
+  if (ext === '.pdf') return 'pdf';
+  if (ext === '.patch' || ext === '.diff') return 'patch';
+  if (ext === '.txt' || ext === '.html' || ext === '.htm') return 'text';
+  return 'any';
+}

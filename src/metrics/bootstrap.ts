@@ -1,0 +1,143 @@
+import { mean, quantileSorted } from './stats.js';
+
+/**
+ * A small seeded PRNG (mulberry32, Tommy Ettinger's public-domain 32-bit generator): reproducible confidence
+ * intervals without a dependency. Returns unsigned 32-bit integers.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+}
+
+/** Folds a string seed into 32 bits (FNV-1a) so callers can seed by run id. */
+export function seedFrom(seed: number | string): number {
+  if (typeof seed === 'number') return seed >>> 0;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+export interface BootstrapOptions {
+  seed: number | string;
+  /** Number of resamples; default 2000. */
+  resamples?: number;
+  /** Two-sided confidence level; default 0.95. */
+  level?: number;
+  /**
+   * How resamples are drawn. `direct` draws n indices per resample; `counts` draws the multinomial counts of the
+   * distinct values (same distribution, far fewer draws when values repeat, as 0–100 Results do). `auto` (default)
+   * picks `counts` when there are at most n/8 distinct values. The two give different, equally valid Monte Carlo draws.
+   */
+  method?: 'auto' | 'direct' | 'counts';
+}
+
+/**
+ * Percentile-bootstrap confidence interval of the mean (Efron & Tibshirani, "An Introduction to the Bootstrap", 1993,
+ * ch. 13). Same values and options give the same interval. Null for no values; a single value gives [v, v].
+ */
+export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): [number, number] | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const resamples = options.resamples ?? 2000;
+  const level = options.level ?? 0.95;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer`);
+  if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
+  const m = mean(values) as number;
+  if (n === 1) return [m, m];
+  const next = mulberry32(seedFrom(options.seed));
+  const counts = new Map<number, number>();
+  for (let i = 0; i < n; i++) counts.set(values[i], (counts.get(values[i]) ?? 0) + 1);
+  const method = options.method ?? 'auto';
+  const useCounts = method === 'counts' || (method === 'auto' && counts.size * 8 <= n);
+  const means = useCounts ? resampleByCounts(counts, n, resamples, next) : resampleDirect(values, resamples, next);
+  means.sort();
+  const alpha = (1 - level) / 2;
+  return [quantileSorted(means, alpha), quantileSorted(means, 1 - alpha)];
+}
+
+function resampleDirect(values: ArrayLike<number>, resamples: number, next: () => number): Float64Array {
+  const n = values.length;
+  const xs = Float64Array.from(values);
+  const means = new Float64Array(resamples);
+  const scale = n / 4294967296;
+  for (let r = 0; r < resamples; r++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += xs[(next() * scale) | 0];
+    means[r] = s / n;
+  }
+  return means;
+}
+
+/**
+ * A resample of n values from the empirical distribution is fully described by how often each distinct value was
+ * drawn, a Multinomial(n, m_j / n). Drawn as a chain of conditional binomials, each by exact inversion walking out
+ * from the mode, so the cost per resample grows with the number of distinct values, not with n.
+ */
+function resampleByCounts(counts: Map<number, number>, n: number, resamples: number, next: () => number): Float64Array {
+  const entries = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  const d = entries.length;
+  const vals = Float64Array.from(entries, (e) => e[0]);
+  // The conditional probabilities depend on the counts only, not on the draw: computed once.
+  const p = new Float64Array(d);
+  const logP = new Float64Array(d);
+  const logQ = new Float64Array(d);
+  let massLeft = n;
+  for (let j = 0; j < d; j++) {
+    p[j] = j === d - 1 ? 1 : entries[j][1] / massLeft;
+    logP[j] = Math.log(p[j]);
+    logQ[j] = Math.log1p(-p[j]);
+    massLeft -= entries[j][1];
+  }
+  const logFact = new Float64Array(n + 1);
+  for (let i = 1; i <= n; i++) logFact[i] = logFact[i - 1] + Math.log(i);
+  const means = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    let left = n;
+    let s = 0;
+    for (let j = 0; j < d && left > 0; j++) {
+      const k = p[j] >= 1 ? left : binomialInverse(left, p[j], logP[j], logQ[j], next() / 4294967296, logFact);
+      s += vals[j] * k;
+      left -= k;
+    }
+    means[r] = s / n;
+  }
+  return means;
+}
+
+/** Bin(N, p) by inversion of u, visiting outcomes from the mode outwards (larger mass first). */
+function binomialInverse(N: number, p: number, logP: number, logQ: number, u: number, logFact: Float64Array): number {
+  const mode = Math.min(N, Math.floor((N + 1) * p));
+  const fMode = Math.exp(logFact[N] - logFact[mode] - logFact[N - mode] + mode * logP + (N - mode) * logQ);
+  if (u < fMode) return mode;
+  u -= fMode;
+  let lo = mode;
+  let hi = mode;
+  let fLo = fMode;
+  let fHi = fMode;
+  const pq = p / (1 - p);
+  while (lo > 0 || hi < N) {
+    // Next mass on each side by the pmf's ratio recurrence; take the larger so the walk ends soonest.
+    const nLo = lo > 0 ? (fLo * lo) / ((N - lo + 1) * pq) : -1;
+    const nHi = hi < N ? (fHi * (N - hi) * pq) / (hi + 1) : -1;
+    if (nHi >= nLo) {
+      hi++;
+      fHi = nHi;
+      if (u < fHi) return hi;
+      u -= fHi;
+    } else {
+      lo--;
+      fLo = nLo;
+      if (u < fLo) return lo;
+      u -= fLo;
+    }
+    if ((lo === 0 || fLo < 1e-300) && (hi === N || fHi < 1e-300)) break;
+  }
+  // u fell into the rounding residue of the total mass: the mode is the least biased answer.
+  return mode;
+}

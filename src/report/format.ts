@@ -1,0 +1,86 @@
+import type { CaseSummary, CommissionSummary } from './types.js';
+
+/** Display formatting shared by the table, Markdown, JUnit and HTML renderers: one rounding rule everywhere. */
+
+export const DASH = '—';
+
+/** Fixed decimals for display only; summary.json keeps full precision. */
+export function fmt(x: number | null | undefined, digits = 1): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
+  const s = x.toFixed(digits);
+  // -0.0 reads as a regression that is not there.
+  return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
+}
+
+export function fmtSigned(x: number | null | undefined, digits = 1): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return DASH;
+  const s = fmt(x, digits);
+  return x > 0 && s !== fmt(0, digits) ? `+${s}` : s;
+}
+
+export function fmtCI(ci: [number, number] | null): string {
+  return ci ? `${fmt(ci[0])}–${fmt(ci[1])}` : DASH;
+}
+
+export function fmtP(p: number): string {
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+}
+
+/** The largest k with a pass^k value, or null. */
+export function maxK(c: CommissionSummary): number | null {
+  const ks = Object.keys(c.passHatK)
+    .map(Number)
+    .filter((k) => c.passHatK[k] !== null)
+    .sort((a, b) => a - b);
+  return ks.length > 0 ? ks[ks.length - 1] : null;
+}
+
+export function deliveryLabel(c: CommissionSummary): string {
+  return c.delivery.label ?? c.delivery.path;
+}
+
+export function gateFailures(c: CommissionSummary): number {
+  return c.failureModes.errorExit + c.failureModes.timeout + c.failureModes.otherGate;
+}
+
+/** A one-line account of the failure modes, for table cells. */
+export function failureSummary(c: CommissionSummary): string {
+  const f = c.failureModes;
+  const parts = [`graded ${f.graded}`];
+  if (f.errorExit) parts.push(`error-exit ${f.errorExit}`);
+  if (f.timeout) parts.push(`timeout ${f.timeout}`);
+  if (f.otherGate) parts.push(`other gate ${f.otherGate}`);
+  if (c.result.unscored) parts.push(`unscored ${c.result.unscored}`);
+  if (c.result.infraErrors) parts.push(`infra ${c.result.infraErrors}`);
+  if (f.ceilingHit || f.ceilingSet) parts.push(`ceiling hit ${f.ceilingHit}/set ${f.ceilingSet}`);
+  if (f.noModelCalls) parts.push('no model calls');
+  if (f.hardCodedDevStrings.length) parts.push(`dev strings ${f.hardCodedDevStrings.length}`);
+  if (f.claimsContradicted) parts.push(`claims contradicted ${f.claimsContradicted}`);
+  return parts.join(', ');
+}
+
+/** Dimensions that fell short of their maximum, largest shortfall first: `id score/max (cap c)`. */
+export function shortDimensions(c: CaseSummary): string[] {
+  return Object.entries(c.dimensions)
+    .filter(([, d]) => d.score < d.max)
+    .sort((a, b) => b[1].max - b[1].score - (a[1].max - a[1].score))
+    .map(([id, d]) => `${id} ${fmt(d.score)}/${fmt(d.max)}${d.cap !== null ? ` (cap ${fmt(d.cap)})` : ''}`);
+}
+
+/** Why a case × trial did not pass, naming the gate or the dimensions that fell short (DESIGN §9); null if it passed. */
+export function caseFailureMessage(c: CaseSummary, minResult: number): string | null {
+  if (c.passed) return null;
+  if (c.status === 'infra-error') return `infra error: ${c.reason ?? 'unknown'}`;
+  if (c.status === 'unscored') return `unscored: ${c.reason ?? 'no score'}`;
+  if (c.status === 'gate-failed') return `gate ${c.gate ?? 'unknown'} failed${c.reason ? `: ${c.reason}` : ''}`;
+  const short = shortDimensions(c);
+  const binding = c.ceilings
+    .filter((x) => x.binding)
+    .map((x) => `${x.kind === 'total' ? 'total' : x.dimension} ≤ ${fmt(x.max)}: ${x.reason}`);
+  let msg = `Result ${fmt(c.result)} < ${fmt(minResult)}`;
+  if ((c.result ?? 0) >= minResult) msg = `Result ${fmt(c.result)} but not passed`;
+  if (short.length) msg += `; short: ${short.join(', ')}`;
+  if (binding.length) msg += `; ceilings: ${binding.join('; ')}`;
+  if (c.judge?.majorErrors.length) msg += `; major errors: ${c.judge.majorErrors.join('; ')}`;
+  return msg;
+}

@@ -1,0 +1,258 @@
+import { macroMean } from '../metrics/index.js';
+import { DASH, deliveryLabel, failureSummary, fmt, fmtCI, fmtP, fmtSigned, gateFailures, maxK } from './format.js';
+import { CLIENT_JS } from './html-client.js';
+import type { CaseSummary, CommissionSummary, Summary } from './types.js';
+
+const STATUS = ['graded', 'gate-failed', 'unscored', 'infra-error'] as const;
+
+export function escapeHtml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/**
+ * JSON inside <script> ends at the first `</script`; escaping every `<` (and the two line separators old parsers
+ * choke on) keeps any case output inert while JSON.parse still reads the same string.
+ */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<\u2028\u2029]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * Cases packed as rows aligned with one dimension list per entry: at 100,000 cases repeating every key name would
+ * double the page. Row: [id, trial, status index, gate, result, passed 0|1, dims, ceilings, wallMs, modelCalls,
+ * tokens, extras-or-0] where dims[i] is [score, max, cap] for dimension i or 0, and extras.items holds each
+ * dimension's items as [kind, title, points, score, earned, evidence].
+ */
+function packCases(cases: CaseSummary[]): { dims: string[]; rows: unknown[][] } {
+  const dimIndex = new Map<string, number>();
+  for (const c of cases) for (const d in c.dimensions) if (!dimIndex.has(d)) dimIndex.set(d, dimIndex.size);
+  const dims = [...dimIndex.keys()];
+  const rows = cases.map((c) => {
+    const ds: unknown[] = new Array(dims.length).fill(0);
+    for (const d in c.dimensions) {
+      const v = c.dimensions[d];
+      ds[dimIndex.get(d)!] = [v.score, v.max, v.cap];
+    }
+    const x: Record<string, unknown> = {};
+    if (c.reason) x.reason = c.reason;
+    if (c.exitCode !== null) x.exitCode = c.exitCode;
+    if (c.ceilingHit) x.ceilingHit = 1;
+    if (c.ceilingSet) x.ceilingSet = 1;
+    let items: Record<string, unknown[][]> | null = null;
+    for (const d in c.items) {
+      items ??= {};
+      items[d] = c.items[d].map((it) => [it.kind, it.title, it.points, it.score, it.earned, it.evidence]);
+    }
+    if (items) x.items = items;
+    if (c.outcomes.length) x.outcomes = c.outcomes;
+    if (c.judge) x.judge = c.judge;
+    if (c.stderrTail) x.stderrTail = c.stderrTail;
+    if (c.claimsContradicted.length) x.claimsContradicted = c.claimsContradicted;
+    return [
+      c.id,
+      c.trial,
+      STATUS.indexOf(c.status),
+      c.gate,
+      c.result,
+      c.passed ? 1 : 0,
+      ds,
+      c.ceilings,
+      c.wallMs,
+      c.modelCalls,
+      c.tokens,
+      Object.keys(x).length ? x : 0,
+    ];
+  });
+  return { dims, rows };
+}
+
+function deliveryKey(c: CommissionSummary): string {
+  return `${deliveryLabel(c)} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})`;
+}
+
+function groupByDelivery(commissions: CommissionSummary[]): Map<string, CommissionSummary[]> {
+  const out = new Map<string, CommissionSummary[]>();
+  for (const c of commissions) {
+    const k = deliveryKey(c);
+    const list = out.get(k);
+    if (list) list.push(c);
+    else out.set(k, [c]);
+  }
+  return out;
+}
+
+const BINS = 10;
+
+/** Result distribution per delivery: a histogram of scored held-out executions (dev when no held-out split ran). */
+function distributionChart(groups: Map<string, CommissionSummary[]>): string {
+  const panels: string[] = [];
+  for (const [key, entries] of groups) {
+    const held = entries.filter((c) => c.split === 'heldout');
+    const use = held.length ? held : entries;
+    const counts = new Array<number>(BINS).fill(0);
+    for (const c of use) {
+      for (const x of c.cases) {
+        if (x.result === null || (x.status !== 'graded' && x.status !== 'gate-failed')) continue;
+        counts[Math.min(BINS - 1, Math.max(0, Math.floor(x.result / (100 / BINS))))]++;
+      }
+    }
+    const top = Math.max(1, ...counts);
+    const W = 260;
+    const H = 110;
+    const bw = (W - 20) / BINS;
+    const bars = counts
+      .map((n, i) => {
+        const h = ((H - 30) * n) / top;
+        const lo = i * (100 / BINS);
+        return `<rect class="bin" data-bin="${i}" data-count="${n}" x="${(10 + i * bw).toFixed(1)}" y="${(H - 20 - h).toFixed(1)}" width="${(bw - 2).toFixed(1)}" height="${h.toFixed(1)}"><title>${lo}–${lo + 100 / BINS}: ${n}</title></rect>`;
+      })
+      .join('');
+    const split = held.length ? 'held-out' : 'dev';
+    panels.push(
+      `<figure class="dist" data-delivery="${escapeHtml(key)}"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(`Result distribution, ${key}`)}">${bars}<line x1="10" y1="${H - 20}" x2="${W - 10}" y2="${H - 20}" class="axis"/><text x="10" y="${H - 6}">0</text><text x="${W - 10}" y="${H - 6}" text-anchor="end">100</text></svg><figcaption>${escapeHtml(key)} · ${split}</figcaption></figure>`,
+    );
+  }
+  return `<div id="chart-distribution" class="charts">${panels.join('') || '<p>No scored cases.</p>'}</div>`;
+}
+
+/** Dev vs held-out per delivery: the macro mean of commission Results per split, as paired bars (the gap, seen). */
+function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
+  const W = Math.max(300, 40 + groups.size * 90);
+  const H = 180;
+  const plot = H - 50;
+  const parts: string[] = [];
+  let i = 0;
+  for (const [key, entries] of groups) {
+    const x0 = 40 + i * 90;
+    const pair: [string, number | null][] = [
+      [
+        'dev',
+        macroMean(entries.filter((c) => c.split === 'dev' && c.result.mean !== null).map((c) => [c.result.mean!])),
+      ],
+      [
+        'heldout',
+        macroMean(entries.filter((c) => c.split === 'heldout' && c.result.mean !== null).map((c) => [c.result.mean!])),
+      ],
+    ];
+    const bars = pair
+      .map(([split, v], j) => {
+        if (v === null) return '';
+        const h = (plot * v) / 100;
+        const x = x0 + j * 32;
+        return `<rect class="bar ${split}" data-split="${split}" data-value="${v}" x="${x}" y="${(10 + plot - h).toFixed(1)}" width="28" height="${h.toFixed(1)}"><title>${split}: ${fmt(v)}</title></rect><text x="${x + 14}" y="${(6 + plot - h).toFixed(1)}" text-anchor="middle">${fmt(v)}</text>`;
+      })
+      .join('');
+    const name = key.length > 14 ? `${key.slice(0, 13)}…` : key;
+    parts.push(
+      `<g data-delivery="${escapeHtml(key)}">${bars}<text x="${x0 + 30}" y="${H - 22}" text-anchor="middle">${escapeHtml(name)}</text></g>`,
+    );
+    i++;
+  }
+  return `<figure id="chart-dev-heldout"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="dev vs held-out mean per delivery"><line x1="36" y1="${10 + plot}" x2="${W - 4}" y2="${10 + plot}" class="axis"/><text x="32" y="${14 + plot}" text-anchor="end">0</text><text x="32" y="16" text-anchor="end">100</text>${parts.join('')}<rect class="bar dev" x="${W - 130}" y="${H - 14}" width="10" height="10"/><text x="${W - 116}" y="${H - 5}">dev</text><rect class="bar heldout" x="${W - 80}" y="${H - 14}" width="10" height="10"/><text x="${W - 66}" y="${H - 5}">held-out</text></svg><figcaption>Dev vs held-out mean per delivery (macro over commissions)</figcaption></figure>`;
+}
+
+function td(col: string, text: string, cls = ''): string {
+  return `<td data-col="${col}"${cls ? ` class="${cls}"` : ''}>${escapeHtml(text)}</td>`;
+}
+
+function summaryTable(summary: Summary): string {
+  const order = summary.commissions
+    .map((c, i) => ({ c, i }))
+    .sort(
+      (a, b) =>
+        deliveryKey(a.c).localeCompare(deliveryKey(b.c)) ||
+        a.c.id.localeCompare(b.c.id) ||
+        b.c.split.localeCompare(a.c.split),
+    );
+  const rows = order.map(({ c, i }) => {
+    const k = maxK(c);
+    const o = c.optimization;
+    return `<tr data-row="${i}" data-commission="${escapeHtml(c.id)}" data-delivery="${escapeHtml(deliveryLabel(c))}" data-split="${c.split}" tabindex="0">${[
+      td('delivery', deliveryLabel(c)),
+      td('commission', c.id),
+      td('split', c.split),
+      td('n', String(c.result.n), 'num'),
+      td('mean', fmt(c.result.mean), 'num'),
+      td('ci95', fmtCI(c.result.ci95), 'num'),
+      td('pass1', fmt(c.passHatK['1'] ?? null, 2), 'num'),
+      td('passk', k !== null && k > 1 ? `^${k} ${fmt(c.passHatK[k], 2)}` : DASH, 'num'),
+      td('gap', fmtSigned(c.gap), 'num'),
+      td('S', o ? fmt(o.S) : DASH, 'num'),
+      td('wlt', o ? `${o.wins}/${o.losses}/${o.ties} p=${fmtP(o.signTestP)}` : DASH, 'num'),
+      td('gates', String(gateFailures(c)), 'num'),
+      td('failure-modes', failureSummary(c)),
+    ].join('')}</tr>`;
+  });
+  return `<table id="summary-table"><thead><tr><th>Delivery</th><th>Commission</th><th>Split</th><th>n</th><th>Result</th><th>95 % CI</th><th>pass^1</th><th>pass^k</th><th>Gap</th><th>S</th><th>W/L/T</th><th>Gate failures</th><th>Failure modes</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const CSS = `
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2329;background:#fff}
+h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.15rem}h3{font-size:.95rem;margin:.8rem 0 .3rem}
+.meta{color:#5b6670;margin:0 0 1rem}
+table{border-collapse:collapse;margin:.5rem 0}th,td{padding:.25rem .5rem;border-bottom:1px solid #e3e7ea;text-align:left;vertical-align:top}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.scroll{max-height:75vh;overflow:auto}
+#summary-table tbody tr,#case-table tbody tr{cursor:pointer}#summary-table tbody tr:hover,#case-table tbody tr:hover{background:#f2f6fa}
+tr.selected{background:#e4eefb!important}tr.fail td:last-child{color:#b3261e}tr.pass td:last-child{color:#1b7f3b}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}figure{margin:0}figcaption{font-size:.8rem;color:#5b6670}
+svg text{font-size:10px;fill:#5b6670}.axis{stroke:#9aa4ad}.bin{fill:#4a7bd0}.bar.dev{fill:#9bbcf0}.bar.heldout{fill:#2c5aa8}
+#layout{display:flex;gap:1.5rem;align-items:flex-start}#cases{flex:1;min-width:0}
+#drilldown{flex:1;min-width:0;border:1px solid #d5dbe0;border-radius:6px;padding:.5rem 1rem;position:sticky;top:.5rem;max-height:95vh;overflow:auto}
+#drilldown .close{float:right;border:0;background:none;font-size:1.3rem;cursor:pointer}
+.dim{display:grid;grid-template-columns:10rem 1fr 9rem;gap:.5rem;align-items:center;margin:.15rem 0}
+.track{position:relative;height:.7rem;background:#e8ecef;border-radius:3px}.fill{height:100%;background:#3a8d5c;border-radius:3px}
+.cap{position:absolute;top:-3px;bottom:-3px;width:2px;background:#c0392b}
+.evidence,.stderr{white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace;background:#f6f8fa;padding:.3rem .5rem;border-radius:4px}
+li.binding{color:#b3261e}.controls{display:flex;gap:.5rem;margin:.3rem 0}
+`;
+
+/**
+ * The self-contained `index.html` (DESIGN §9): the aggregate table rendered server-side, inline SVG charts, and the
+ * summary embedded as JSON (`script#heldout-summary`, cases packed) from which the inline script builds the case list
+ * and drill-down on demand. No external resource; all text escaped.
+ */
+export function renderHtml(summary: Summary): string {
+  const groups = groupByDelivery(summary.commissions);
+  const embedded = {
+    ...summary,
+    packing: { format: 'heldout/cases-packed@1', status: STATUS },
+    commissions: summary.commissions.map((c) => ({ ...c, cases: packCases(c.cases) })),
+  };
+  const { run } = summary;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>heldout report — ${escapeHtml(run.id)}</title><style>${CSS}</style></head>
+<body>
+<h1>heldout report — ${escapeHtml(run.id)}</h1>
+<p class="meta">Started ${escapeHtml(run.startedAt)} · sandbox ${escapeHtml(run.sandbox)} · heldout ${escapeHtml(run.version)} · ${summary.commissions.length} entries · ${summary.commissions.reduce((s, c) => s + c.cases.length, 0)} executions</p>
+<h2>Results</h2>
+${summaryTable(summary)}
+<p class="meta">Click a row for its cases, a case for its drill-down. Result is the mean over held-out cases (0–100); CI is a seeded percentile bootstrap; gap = dev − held-out mean of the same digest; S = gap closure (optimization).</p>
+<h2>Charts</h2>
+<h3>Result distribution per delivery</h3>
+${distributionChart(groups)}
+<h3>Dev vs held-out per delivery</h3>
+${devHeldoutChart(groups)}
+<div id="layout">
+<section id="cases" hidden><h2 id="cases-title"></h2>
+<div class="controls"><select id="filter-status" aria-label="status filter"><option value="all">all</option><option value="failed">not passed</option>${STATUS.map((s) => `<option value="${s}">${s}</option>`).join('')}</select><input id="filter-text" type="search" placeholder="case id" aria-label="case id filter"></div>
+<div class="scroll"><table id="case-table"><thead><tr><th>Case</th><th class="num">Trial</th><th>Status</th><th>Gate</th><th class="num">Result</th><th>Verdict</th></tr></thead><tbody id="case-rows"></tbody></table></div>
+<button id="more-cases" type="button" hidden>Show more</button>
+</section>
+<aside id="drilldown" hidden></aside>
+</div>
+<script type="application/json" id="heldout-summary">${scriptJson(embedded)}</script>
+<script>${CLIENT_JS}</script>
+</body></html>
+`;
+}

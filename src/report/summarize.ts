@@ -1,0 +1,273 @@
+import type { CaseGrade, GateCategory } from '../grading/types.js';
+import { bootstrapCI, gapClosure, mean, median, passAtK, passHatK, signTest, winLossTie } from '../metrics/index.js';
+import type {
+  CaseSummary,
+  CommissionSummary,
+  DeliveryInfo,
+  FailureModes,
+  Family,
+  OptimizationSummary,
+  RunInfo,
+  SplitName,
+  Summary,
+} from './types.js';
+
+export interface SummarizeInput {
+  id: string;
+  family: Family;
+  split: SplitName;
+  delivery: DeliveryInfo;
+  /** Every case × trial grading of this commission, delivery and split, in any order. */
+  cases: CaseGrade[];
+  /** Success for pass^k: gates pass, grading said passed, and Result ≥ minResult (DESIGN §5). */
+  passRule: { minResult: number };
+  /** The dev mean of the same frozen delivery, when known: gives `gap` on a held-out entry. */
+  devMean?: number | null;
+  /** The starter's gradings on the same instances (computed here), or an already computed §14 block. */
+  optimization?: { starter: CaseGrade[] } | OptimizationSummary | null;
+  /** From the dev-string scanner (DESIGN §10). */
+  hardCodedDevStrings?: string[];
+  /** Overrides the ledger-derived flag, e.g. for commissions that need no model. */
+  noModelCalls?: boolean;
+  /** Bootstrap seed; default derived from id, split and digest so reruns give the same CI. */
+  seed?: number | string;
+  resamples?: number;
+}
+
+function isScored(g: CaseGrade): boolean {
+  return g.status === 'graded' || g.status === 'gate-failed';
+}
+
+/** A gate failure scores 0 whatever the grader left in `result` (DESIGN §4). */
+function scoreOf(g: CaseGrade): number {
+  return g.status === 'graded' ? (g.result ?? 0) : 0;
+}
+
+function succeeded(g: CaseGrade, minResult: number): boolean {
+  return g.status === 'graded' && g.passed && g.result !== null && g.result >= minResult;
+}
+
+/** Per-case mean Result over scored trials, keyed by case id, in first-seen order. */
+function perCaseMeans(grades: CaseGrade[]): Map<string, number> {
+  const acc = new Map<string, { sum: number; n: number }>();
+  for (const g of grades) {
+    if (!isScored(g)) continue;
+    const a = acc.get(g.id);
+    if (a) {
+      a.sum += scoreOf(g);
+      a.n++;
+    } else acc.set(g.id, { sum: scoreOf(g), n: 1 });
+  }
+  const out = new Map<string, number>();
+  for (const [id, a] of acc) out.set(id, a.sum / a.n);
+  return out;
+}
+
+function compareCases(a: { id: string; trial: number }, b: { id: string; trial: number }): number {
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : a.trial - b.trial;
+}
+
+/** Gradings usually arrive in order already; checking first saves the sort at 100,000 cases. */
+function sortedCopy(cases: CaseGrade[]): CaseGrade[] {
+  for (let i = 1; i < cases.length; i++) {
+    if (compareCases(cases[i - 1], cases[i]) > 0) return [...cases].sort(compareCases);
+  }
+  return [...cases];
+}
+
+function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
+  const dimensions: CaseSummary['dimensions'] = {};
+  const items: CaseSummary['items'] = {};
+  for (const [d, r] of Object.entries(g.dimensions)) {
+    dimensions[d] = { score: r.score, max: r.max, cap: r.cap };
+    if (r.items.length > 0) items[d] = r.items;
+  }
+  return {
+    id: g.id,
+    trial: g.trial,
+    status: g.status,
+    gate: g.gate,
+    result: g.status === 'gate-failed' ? 0 : g.result,
+    passed: succeeded(g, minResult),
+    dimensions,
+    ceilings: g.ceilings,
+    wallMs: g.wallMs,
+    modelCalls: g.modelCalls,
+    tokens: g.tokens,
+    reason: g.reason,
+    ceilingHit: g.ceilingHit,
+    ceilingSet: g.ceilingSet,
+    exitCode: g.exitCode,
+    items,
+    outcomes: g.outcomes,
+    judge: g.judge,
+    stderrTail: g.stderrTail,
+    claimsContradicted: g.claimsContradicted,
+  };
+}
+
+function failureModes(grades: CaseGrade[], input: SummarizeInput): FailureModes {
+  const fm: FailureModes = {
+    graded: 0,
+    errorExit: 0,
+    timeout: 0,
+    otherGate: 0,
+    ceilingHit: 0,
+    ceilingSet: 0,
+    hardCodedDevStrings: input.hardCodedDevStrings ?? [],
+    noModelCalls: false,
+    claimsContradicted: 0,
+    executions: grades.length,
+    unscored: 0,
+    infraError: 0,
+    gates: {},
+  };
+  let ran = 0;
+  let calls = 0;
+  for (const g of grades) {
+    if (g.status === 'graded') fm.graded++;
+    else if (g.status === 'unscored') fm.unscored++;
+    else if (g.status === 'infra-error') fm.infraError++;
+    if (g.status === 'gate-failed') {
+      const gate: GateCategory | 'unknown' = g.gate ?? 'unknown';
+      if (gate === 'error-exit') fm.errorExit++;
+      else if (gate === 'timeout') fm.timeout++;
+      else fm.otherGate++;
+      if (g.gate) fm.gates[g.gate] = (fm.gates[g.gate] ?? 0) + 1;
+    }
+    if (g.ceilingHit) fm.ceilingHit++;
+    if (g.ceilingSet) fm.ceilingSet++;
+    if (g.claimsContradicted.length > 0) fm.claimsContradicted++;
+    if (g.status !== 'infra-error') {
+      ran++;
+      calls += g.modelCalls;
+    }
+  }
+  fm.noModelCalls = input.noModelCalls ?? (ran > 0 && calls === 0);
+  return fm;
+}
+
+function optimizationBlock(input: SummarizeInput, candidateMeans: Map<string, number>): OptimizationSummary | null {
+  const opt = input.optimization;
+  if (!opt) return null;
+  if (!('starter' in opt)) return opt;
+  const starterMeans = perCaseMeans(opt.starter);
+  const pairs: { candidate: number; starter: number }[] = [];
+  for (const [id, candidate] of candidateMeans) {
+    const starter = starterMeans.get(id);
+    if (starter !== undefined) pairs.push({ candidate, starter });
+  }
+  if (pairs.length === 0) return null;
+  // J0 and J1 over the instances both ran, so an instance lost on one side does not bias the comparison.
+  const j0 = mean(pairs.map((p) => p.starter)) as number;
+  const j1 = mean(pairs.map((p) => p.candidate)) as number;
+  const { gamma, S } = gapClosure(j0, j1);
+  const { wins, losses, ties } = winLossTie(pairs);
+  return { j0, j1, delta: j1 - j0, gamma, S, wins, losses, ties, signTestP: signTest(wins, losses) };
+}
+
+/**
+ * Aggregates one commission × delivery × split into its summary.json entry (DESIGN §5, §14). Pure and deterministic:
+ * the same gradings in any order give the same entry. Infra errors are dropped and counted; unscored executions are
+ * counted, never scored 0; a case's Result is the mean over its scored trials and the commission's over cases.
+ */
+export function summarizeCommission(input: SummarizeInput): CommissionSummary {
+  const { minResult } = input.passRule;
+  const grades = sortedCopy(input.cases);
+  const caseMeans = perCaseMeans(grades);
+  const values = Float64Array.from(caseMeans.values());
+  const m = mean(values);
+
+  const trialsByCase = new Map<string, { n: number; c: number }>();
+  let scoredTrials = 0;
+  for (const g of grades) {
+    if (!isScored(g)) continue;
+    scoredTrials++;
+    let t = trialsByCase.get(g.id);
+    if (!t) {
+      t = { n: 0, c: 0 };
+      trialsByCase.set(g.id, t);
+    }
+    t.n++;
+    if (succeeded(g, minResult)) t.c++;
+  }
+  let maxTrials = 1;
+  let minTrials = Number.POSITIVE_INFINITY;
+  for (const t of trialsByCase.values()) {
+    maxTrials = Math.max(maxTrials, t.n);
+    minTrials = Math.min(minTrials, t.n);
+  }
+  const passHat: Record<string, number | null> = {};
+  const passAt: Record<string, number | null> = {};
+  for (let k = 1; k <= maxTrials; k++) {
+    if (trialsByCase.size === 0 || minTrials < k) {
+      passHat[k] = null;
+      passAt[k] = null;
+      continue;
+    }
+    let hat = 0;
+    let at = 0;
+    for (const { n, c } of trialsByCase.values()) {
+      hat += passHatK(n, c, k) as number;
+      at += passAtK(n, c, k) as number;
+    }
+    passHat[k] = hat / trialsByCase.size;
+    passAt[k] = at / trialsByCase.size;
+  }
+
+  const fm = failureModes(grades, input);
+  const seed = input.seed ?? `${input.id}|${input.split}|${input.delivery.digest}`;
+  const devMean = input.devMean ?? null;
+  return {
+    id: input.id,
+    family: input.family,
+    split: input.split,
+    delivery: { ...input.delivery, label: input.delivery.label ?? defaultLabel(input.delivery.path) },
+    result: {
+      mean: m,
+      median: median(values),
+      ci95: bootstrapCI(values, { seed, resamples: input.resamples }),
+      n: caseMeans.size,
+      unscored: fm.unscored,
+      trials: scoredTrials,
+      infraErrors: fm.infraError,
+    },
+    passHatK: passHat,
+    passAtK: passAt,
+    gap: input.split === 'heldout' && devMean !== null && m !== null ? devMean - m : null,
+    optimization: optimizationBlock(input, caseMeans),
+    failureModes: fm,
+    passRule: { minResult },
+    cases: grades.map((g) => toCaseSummary(g, minResult)),
+  };
+}
+
+function defaultLabel(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
+
+/**
+ * Fills `gap` = dev mean − held-out mean on both entries of every commission whose dev and held-out splits ran for
+ * the same delivery digest (DESIGN §5, the overfitting signal). Returns new entries; leaves other gaps as they were.
+ */
+export function computeGaps(commissions: CommissionSummary[]): CommissionSummary[] {
+  const key = (c: CommissionSummary) => `${c.id}\u0000${c.delivery.digest}`;
+  const dev = new Map<string, number>();
+  const held = new Map<string, number>();
+  for (const c of commissions) {
+    if (c.result.mean === null) continue;
+    const map = c.split === 'dev' ? dev : held;
+    if (!map.has(key(c))) map.set(key(c), c.result.mean);
+  }
+  return commissions.map((c) => {
+    const d = dev.get(key(c));
+    const h = held.get(key(c));
+    return d !== undefined && h !== undefined ? { ...c, gap: d - h } : c;
+  });
+}
+
+/** Assembles the whole `heldout/summary@1` document; gaps are computed across the given entries. */
+export function buildSummary({ run, commissions }: { run: RunInfo; commissions: CommissionSummary[] }): Summary {
+  return { schema: 'heldout/summary@1', run, commissions: computeGaps(commissions) };
+}

@@ -1,0 +1,353 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CaseRef, Commission, Split } from '../commission/index.js';
+import { FreezeMismatchError, readFreeze, treeDigest, verifyFreeze } from '../freeze/index.js';
+import { attachmentFor, type Gateway, readLedger, startGateway } from '../gateway/index.js';
+import {
+  applyPatchOnce,
+  type CaseGrade,
+  type CommandRunner,
+  gradeCase,
+  judgeConfigFromEnv,
+  type PatchOutcome,
+} from '../grading/index.js';
+import {
+  createLimiter,
+  type Execution,
+  installSignalCleanup,
+  resolveSandbox,
+  type SandboxBackend,
+} from '../sandbox/index.js';
+import { scanDevStrings } from './dev-strings.js';
+import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
+
+export interface RunSessionOptions {
+  runId: string;
+  out: string;
+  sandbox: SuitePlan['sandbox'];
+  concurrency: number;
+  judgeCache: string | false;
+}
+
+interface Prepared {
+  ref: DeliveryRef;
+  /** Set when the delivery is refused (changed since its freeze): every case of it fails with this. */
+  refusal: Error | null;
+  devStrings: Map<string, string[]>;
+}
+
+const REGISTRY = Symbol.for('heldout.run-sessions');
+type Registry = Map<string, RunSession>;
+const registry = (): Registry => ((globalThis as Record<symbol, Registry>)[REGISTRY] ??= new Map());
+
+/**
+ * The per-process state of one heldout run: the sandbox backend, the gateway, the prepared (digested, verified)
+ * deliveries and the concurrency limit. Framework-agnostic: the Vitest suite and runner drive it, so could any
+ * other harness. Shared through a global registry because Vitest may load the runner and the test modules in
+ * separate module graphs.
+ */
+export class RunSession {
+  private backendPromise: Promise<SandboxBackend> | null = null;
+  private gatewayPromise: Promise<Gateway> | null = null;
+  private readonly prepared = new Map<string, Promise<Prepared>>();
+  private readonly patched = new Map<string, Promise<PatchOutcome>>();
+  private readonly pending = new Map<
+    string,
+    { label: string; dir: string; freeze: string | null; role: DeliveryRef['role'] }
+  >();
+  private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  private readonly scratch = mkdtempSync(path.join(os.tmpdir(), 'heldout-run-'));
+
+  constructor(readonly options: RunSessionOptions) {
+    this.limit = createLimiter(options.concurrency);
+    // Sandboxes run as a non-root user that must be able to read the patched trees kept here.
+    chmodSync(this.scratch, 0o755);
+  }
+
+  /** The session of this process for a plan's run; created on first use. */
+  static forPlan(plan: SuitePlan): RunSession {
+    let s = registry().get(plan.runId);
+    if (!s) {
+      s = new RunSession(plan);
+      registry().set(plan.runId, s);
+    }
+    for (const d of plan.deliveries) s.pending.set(d.dir, d);
+    return s;
+  }
+
+  /** Every session of this process (the runner verifies their deliveries before files run). */
+  static all(): RunSession[] {
+    return [...registry().values()];
+  }
+
+  /** Digests every delivery registered so far and holds each to its freeze; refusals are kept per delivery. */
+  async verifyDeliveries(): Promise<{ label: string; refusal: string | null }[]> {
+    const out = [];
+    for (const d of this.pending.values()) {
+      const p = await this.prepare(d);
+      out.push({ label: d.label, refusal: p.refusal?.message ?? null });
+    }
+    return out;
+  }
+
+  private prepare(d: {
+    label: string;
+    dir: string;
+    freeze: string | null;
+    role: DeliveryRef['role'];
+  }): Promise<Prepared> {
+    let p = this.prepared.get(d.dir);
+    if (!p) {
+      p = (async () => {
+        let refusal: Error | null = null;
+        let digest: string;
+        let frozen = false;
+        if (d.freeze) {
+          const manifest = await readFreeze(d.freeze);
+          try {
+            digest = await verifyFreeze(d.dir, manifest);
+            frozen = true;
+          } catch (err) {
+            if (!(err instanceof FreezeMismatchError)) throw err;
+            refusal = err;
+            digest = err.actual;
+          }
+        } else {
+          digest = await treeDigest(d.dir);
+        }
+        return { ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role }, refusal, devStrings: new Map() };
+      })();
+      this.prepared.set(d.dir, p);
+    }
+    return p;
+  }
+
+  private backend(): Promise<SandboxBackend> {
+    this.backendPromise ??= (async () => {
+      installSignalCleanup();
+      return resolveSandbox(this.options.sandbox);
+    })();
+    return this.backendPromise;
+  }
+
+  private gateway(): Promise<Gateway> {
+    this.gatewayPromise ??= startGateway({
+      socketPath: path.join(this.scratch, 'gateway.sock'),
+      ledgerDir: path.join(this.options.out, 'ledger'),
+    });
+    return this.gatewayPromise;
+  }
+
+  /** Editing: the delivery's patch applied once to a copy of the pinned starter tree (shared by all its cases). */
+  private patchedTree(commission: Commission, delivery: DeliveryRef): Promise<PatchOutcome> {
+    const key = `${commission.dir}\0${delivery.dir}`;
+    let p = this.patched.get(key);
+    if (!p) {
+      const editing = commission.config.editing!;
+      const workDir = path.join(this.scratch, 'patched', `${commission.config.id}-${delivery.label}`);
+      p = applyPatchOnce(commission.starterDir!, path.join(delivery.dir, editing.patch), workDir, {
+        allowedPaths: editing.allowedPaths,
+        forbiddenPaths: editing.forbiddenPaths,
+      });
+      this.patched.set(key, p);
+    }
+    return p;
+  }
+
+  /**
+   * Runs one case × trial of a delivery in the sandbox and grades it. Rejects only when the delivery is refused
+   * (changed since its freeze, or during the run); every other failure is a graded outcome in the returned meta.
+   */
+  async runCase(args: {
+    commission: Commission;
+    delivery: SuitePlan['deliveries'][number];
+    caseRef: CaseRef;
+    split: Split;
+    trial: number;
+  }): Promise<CaseMeta> {
+    const { commission, caseRef, split, trial } = args;
+    const prepared = await this.prepare(args.delivery);
+    if (prepared.refusal) throw new Error(`refused: ${prepared.refusal.message}`);
+    const delivery = prepared.ref;
+    const cfg = commission.config;
+    const outputDir = path.join(this.options.out, 'cases', cfg.id, delivery.label, split, `${caseRef.id}-t${trial}`);
+    rmSync(outputDir, { recursive: true, force: true });
+    mkdirSync(outputDir, { recursive: true });
+
+    const backend = await this.backend();
+    const meta = (grade: CaseGrade, weakerIsolation: string[] = []): CaseMeta => ({
+      runId: this.options.runId,
+      commission: {
+        id: cfg.id,
+        dir: commission.dir,
+        family: cfg.family,
+        title: cfg.title,
+        minResult: cfg.pass.minResult,
+        trials: cfg.trials,
+        modelRequired: cfg.model.required,
+      },
+      delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
+      split,
+      sandbox: backend.name,
+      weakerIsolation,
+      grade,
+    });
+
+    let runDir = delivery.dir;
+    // Editing: the entry runs in the patched tree; the grader re-applies the same patch to its own copy for μ_reg.
+    const patch = cfg.family === 'editing' ? path.join(delivery.dir, cfg.editing!.patch) : undefined;
+    if (patch) {
+      const applied = await this.patchedTree(commission, delivery);
+      if (!applied.ok) {
+        return meta(
+          await gradeCase({ commission, caseRef, trial, split, execution: null, outputDir, patch, judge: null }),
+        );
+      }
+      runDir = applied.workDir;
+    }
+
+    const gateway = await this.gateway();
+    const caseKey = `${cfg.id}/${delivery.label}/${split}/${caseRef.id}`;
+    const registered = gateway.registerCase({
+      caseId: caseKey,
+      trial,
+      budgets: { calls: cfg.budgets.modelCalls, tokens: cfg.budgets.modelTokens, wallSeconds: cfg.budgets.wallSeconds },
+    });
+    const limits = {
+      wallSeconds: cfg.budgets.wallSeconds,
+      memoryMb: cfg.budgets.memoryMb,
+      cpus: cfg.budgets.cpus,
+      pids: cfg.budgets.pids,
+      outputBytes: Math.min(cfg.budgets.outputBytes, 8 * 1024 * 1024),
+    };
+
+    let execution: Execution;
+    try {
+      execution = await this.limit(() =>
+        backend.run({
+          runId: this.options.runId,
+          caseId: caseRef.id,
+          trial,
+          image: cfg.sandbox.image,
+          command: cfg.entry,
+          deliveryDir: runDir,
+          inputPath: caseRef.inputPath,
+          assetsDir: caseRef.assetsDir,
+          outputDir,
+          env: cfg.sandbox.env,
+          limits,
+          gateway: attachmentFor(gateway, registered),
+        }),
+      );
+    } catch (err) {
+      return meta(infraError(caseRef, split, trial, `sandbox: ${(err as Error).message}`));
+    }
+
+    // The delivery must still be what was digested (and frozen) after every case (DESIGN §6).
+    const after = await treeDigest(delivery.dir);
+    if (after !== delivery.digest) {
+      throw new Error(
+        `refused: delivery ${delivery.dir} changed during the run (digest ${after} ≠ ${delivery.digest})`,
+      );
+    }
+
+    const ledger = readLedger(path.join(this.options.out, 'ledger'), caseKey, trial);
+    const runCommand: CommandRunner = (command, opts) =>
+      this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir);
+    const grade = await gradeCase({
+      commission,
+      caseRef,
+      trial,
+      split,
+      execution,
+      outputDir,
+      ledger: {
+        calls: ledger.length,
+        tokens: ledger.reduce((s, e) => s + (e.usage?.totalTokens ?? 0), 0),
+        entries: ledger,
+      },
+      judge: judgeConfigFromEnv(),
+      cacheDir: this.options.judgeCache === false ? null : this.options.judgeCache,
+      runCommand,
+      patch,
+    });
+    return meta(grade, execution.weakerIsolation);
+  }
+
+  /**
+   * Runs an evaluator-side command (hidden tests, the μ_reg suite, Harbor's test.sh) in a sandbox of its own: the
+   * tree read-only at {tree} (= {delivery}), the grader's scratch copy of the case outputs writable at {output}.
+   */
+  private async evaluatorCommand(
+    backend: SandboxBackend,
+    command: string,
+    opts: Parameters<CommandRunner>[1],
+    caseRef: CaseRef,
+    trial: number,
+    runDir: string,
+  ) {
+    const exec = await this.limit(() =>
+      backend.run({
+        runId: this.options.runId,
+        caseId: `${caseRef.id}-eval`,
+        trial,
+        image: opts.image,
+        command: command.replaceAll('{tree}', '{delivery}'),
+        deliveryDir: opts.mounts.tree ?? runDir,
+        inputPath: caseRef.inputPath,
+        assetsDir: caseRef.assetsDir,
+        outputDir: opts.mounts.output,
+        limits: { wallSeconds: opts.timeoutSeconds, memoryMb: 1024, cpus: 1, pids: 256, outputBytes: 1024 * 1024 },
+      }),
+    );
+    return {
+      exitCode: exec.timedOut ? null : exec.exitCode,
+      stdout: exec.stdout,
+      stderr: exec.stderr,
+      outputDir: opts.mounts.output,
+    };
+  }
+
+  private devStringsFor(commission: Commission, prepared: Prepared): string[] {
+    let found = prepared.devStrings.get(commission.dir);
+    if (!found) {
+      // a0 is the evaluator's own starter, not a builder's delivery.
+      found = prepared.ref.role === 'starter' ? [] : scanDevStrings(prepared.ref.dir, commission);
+      prepared.devStrings.set(commission.dir, found);
+    }
+    return found;
+  }
+
+  /** Stops the gateway and removes scratch space; containers are already gone case by case. */
+  async close(): Promise<void> {
+    registry().delete(this.options.runId);
+    if (this.gatewayPromise) await (await this.gatewayPromise).close();
+    rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
+
+function infraError(caseRef: CaseRef, split: Split, trial: number, reason: string): CaseGrade {
+  return {
+    id: caseRef.id,
+    trial,
+    split,
+    status: 'infra-error',
+    gate: null,
+    reason,
+    result: null,
+    passed: false,
+    dimensions: {},
+    ceilings: [],
+    ceilingHit: false,
+    ceilingSet: false,
+    outcomes: [],
+    judge: null,
+    wallMs: 0,
+    modelCalls: 0,
+    tokens: 0,
+    exitCode: null,
+    stderrTail: '',
+    claimsContradicted: [],
+  };
+}

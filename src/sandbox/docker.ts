@@ -1,0 +1,269 @@
+/**
+ * The docker backend (DESIGN §7, issue 3): one container per case and trial through dockerode.
+ *
+ * Defaults: `NetworkMode: none`, read-only root filesystem, the delivery bind-mounted read-only at /delivery (the
+ * working directory), only the case's input.md and assets/ staged read-only at /case, the output directory the only
+ * writable mount at /out (plus a small tmpfs /tmp and the container's private /dev/shm), a non-root user, all
+ * capabilities dropped, no-new-privileges, memory (no swap), cpu and pids limits, an init process that reaps
+ * orphans, logging driver `none` (output is read from the attach stream and capped; the engine stores nothing), a
+ * wall-clock SIGKILL, labels `heldout=1` and `heldout.run=<runId>`, and removal afterwards in every case.
+ *
+ * User: 65534 (nobody) when heldout runs as root; otherwise the calling user's uid:gid, so the files the delivery
+ * writes into the output directory belong to whoever runs heldout (and can be deleted by them).
+ */
+import { access, constants as fsConstants, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import { getDocker, engineAnswers, statusOf } from './engine.js';
+import { ensureRuntimeImage, RUNTIME_IMAGE, SANDBOX_UID } from './image.js';
+import { LABEL, RUN_LABEL, trackContainer, untrackContainer } from './run-registry.js';
+import {
+  CappedBuffer,
+  CONTAINER_PATHS,
+  demultiplex,
+  exitAndSignal,
+  fillPlaceholders,
+  listOutputs,
+  prepareOutputDir,
+  gatewayWrapper,
+  stageCase,
+  validateSpec,
+} from './staging.js';
+import type { Execution, GatewayAttachment, SandboxBackend, SandboxSpec } from './types.js';
+
+export interface DockerBackendOptions {
+  docker?: Docker;
+  /** Image when the spec names none; default the runtime image (built on first use if missing). */
+  defaultImage?: string;
+  /** Size of the /tmp tmpfs; default 64 MiB (it counts against the memory limit). */
+  tmpMb?: number;
+  /** `uid:gid` to run as; default 65534:65534 as root, else the caller's uid:gid. */
+  user?: string;
+  /** Run docker's init as PID 1 (reaps orphans, forwards signals); default true. */
+  init?: boolean;
+}
+
+const GATEWAY_DIR = '/gateway';
+const GATEWAY_SOCKET = `${GATEWAY_DIR}/gateway.sock`;
+const GATEWAY_RELAY = `${GATEWAY_DIR}/relay.mjs`;
+
+function defaultUser(): string {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return uid === 0 ? `${SANDBOX_UID}:${SANDBOX_UID}` : `${uid}:${gid}`;
+}
+
+async function checkReadable(dir: string, what: string): Promise<void> {
+  let s: import('node:fs').Stats;
+  try {
+    s = await stat(dir);
+  } catch {
+    throw new Error(`sandbox: ${what} ${dir} does not exist`);
+  }
+  if (!s.isDirectory()) throw new Error(`sandbox: ${what} ${dir} is not a directory`);
+  if ((process.getuid?.() ?? 0) === 0 && (s.mode & 0o005) !== 0o005) {
+    throw new Error(
+      `sandbox: ${what} ${dir} is not readable by the sandbox user ${SANDBOX_UID} (mode ${(s.mode & 0o777).toString(8)}); chmod o+rx it`,
+    );
+  }
+}
+
+class DockerBackend implements SandboxBackend {
+  readonly name = 'docker' as const;
+  private readonly docker: Docker;
+  private ncpu: Promise<number> | null = null;
+  private cgroupV2: Promise<boolean> | null = null;
+
+  constructor(private readonly options: DockerBackendOptions = {}) {
+    this.docker = options.docker ?? getDocker();
+  }
+
+  available(): Promise<boolean> {
+    return engineAnswers(2000, this.docker);
+  }
+
+  private info(): void {
+    if (this.ncpu) return;
+    const info = this.docker.info() as Promise<{ NCPU?: number; CgroupVersion?: string }>;
+    this.ncpu = info.then((i) => i.NCPU ?? os.availableParallelism()).catch(() => os.availableParallelism());
+    this.cgroupV2 = info.then((i) => i.CgroupVersion === '2').catch(() => false);
+  }
+
+  private async image(spec: SandboxSpec): Promise<string> {
+    const image = spec.image ?? this.options.defaultImage ?? RUNTIME_IMAGE;
+    if (image === RUNTIME_IMAGE) {
+      await ensureRuntimeImage({ docker: this.docker });
+      return image;
+    }
+    try {
+      await this.docker.getImage(image).inspect();
+    } catch (err) {
+      if (statusOf(err) === 404) {
+        throw new Error(`sandbox: image ${image} is not on this engine (heldout pulls nothing; docker pull/build/load it first)`);
+      }
+      throw err;
+    }
+    return image;
+  }
+
+  async run(spec: SandboxSpec, options: { signal?: AbortSignal } = {}): Promise<Execution> {
+    validateSpec(spec);
+    options.signal?.throwIfAborted();
+    this.info();
+    const image = await this.image(spec);
+    await checkReadable(spec.deliveryDir, 'delivery');
+    await access(spec.inputPath, fsConstants.R_OK);
+    const stage = await mkdtemp(join(os.tmpdir(), 'heldout-case-'));
+    try {
+      await stageCase(spec, stage);
+      await prepareOutputDir(spec.outputDir);
+      return await this.runContainer(spec, image, stage, options.signal);
+    } finally {
+      await rm(stage, { recursive: true, force: true });
+    }
+  }
+
+  private async runContainer(spec: SandboxSpec, image: string, stage: string, signal?: AbortSignal): Promise<Execution> {
+    const limits = spec.limits;
+    const command = fillPlaceholders(spec.command, CONTAINER_PATHS);
+    const gw: GatewayAttachment | undefined = spec.gateway;
+    const script = gw ? gatewayWrapper(command, gw.port, GATEWAY_RELAY, GATEWAY_SOCKET) : command;
+    const env: Record<string, string> = {
+      HOME: '/tmp',
+      TMPDIR: '/tmp',
+      HELDOUT_CASE_ID: spec.caseId,
+      HELDOUT_TRIAL: String(spec.trial),
+      HELDOUT_INPUT: CONTAINER_PATHS.input,
+      HELDOUT_CASE_DIR: CONTAINER_PATHS.case,
+      HELDOUT_OUTPUT: CONTAINER_PATHS.output,
+      HELDOUT_RUN_DIR: CONTAINER_PATHS.run,
+      ...spec.env,
+      ...gw?.env,
+    };
+    const mounts: Docker.MountSettings[] = [
+      { Type: 'bind', Source: spec.deliveryDir, Target: CONTAINER_PATHS.delivery, ReadOnly: true },
+      { Type: 'bind', Source: stage, Target: CONTAINER_PATHS.case, ReadOnly: true },
+      { Type: 'bind', Source: spec.outputDir, Target: CONTAINER_PATHS.output, ReadOnly: false },
+    ];
+    if (gw) {
+      mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_SOCKET, ReadOnly: true });
+      mounts.push({ Type: 'bind', Source: gw.relayScript, Target: GATEWAY_RELAY, ReadOnly: true });
+    }
+    for (const m of spec.mounts ?? []) {
+      mounts.push({ Type: 'bind', Source: m.hostPath, Target: m.containerPath, ReadOnly: m.readOnly });
+    }
+    const ncpu = await this.ncpu!;
+    const memory = Math.floor(limits.memoryMb * 1024 * 1024);
+    const tmpMb = this.options.tmpMb ?? 64;
+
+    const container = await this.docker.createContainer({
+      Image: image,
+      Cmd: ['/bin/sh', '-c', script],
+      Entrypoint: [],
+      WorkingDir: CONTAINER_PATHS.delivery,
+      User: this.options.user ?? defaultUser(),
+      Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      Hostname: 'heldout',
+      Labels: {
+        [LABEL]: '1',
+        [RUN_LABEL]: spec.runId,
+        'heldout.case': spec.caseId,
+        'heldout.trial': String(spec.trial),
+      },
+      AttachStdin: false,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      OpenStdin: false,
+      NetworkDisabled: true,
+      HostConfig: {
+        NetworkMode: 'none',
+        ReadonlyRootfs: true,
+        Mounts: mounts,
+        Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpMb}m,mode=1777` },
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+        Memory: memory,
+        MemorySwap: memory,
+        NanoCpus: Math.round(Math.min(limits.cpus, ncpu) * 1e9),
+        PidsLimit: Math.floor(limits.pids),
+        IpcMode: 'private',
+        ShmSize: 16 * 1024 * 1024,
+        Init: this.options.init ?? true,
+        LogConfig: { Type: 'none', Config: {} },
+        AutoRemove: false,
+        Privileged: false,
+      },
+    });
+    trackContainer(container.id, this.docker, spec.runId);
+    let timedOut = false;
+    let aborted = false;
+    let timer: NodeJS.Timeout | undefined;
+    const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
+    const onAbort = () => {
+      aborted = true;
+      void kill();
+    };
+    try {
+      const stdout = new CappedBuffer(limits.outputBytes);
+      const stderr = new CappedBuffer(limits.outputBytes);
+      const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+      const drained = demultiplex(stream, stdout, stderr);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const t0 = performance.now();
+      await container.start();
+      timer = setTimeout(() => {
+        timedOut = true;
+        void kill();
+      }, limits.wallSeconds * 1000);
+      const waited = (await container.wait()) as { StatusCode: number };
+      const wallMs = Math.round(performance.now() - t0);
+      clearTimeout(timer);
+      // the attach stream ends with the container; do not hang on a stuck connection
+      await Promise.race([drained, new Promise((r) => setTimeout(r, 5000))]);
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      if (aborted) throw signal?.reason ?? new Error('sandbox run aborted');
+      const inspected = await container.inspect();
+      const status = inspected.State?.ExitCode ?? waited.StatusCode;
+      let oom = inspected.State?.OOMKilled === true;
+      // cgroup v2 engines of some versions never set OOMKilled: a SIGKILL we did not send is the memory limit.
+      if (!oom && !timedOut && status === 137 && (await this.cgroupV2!)) oom = true;
+      const { exitCode, signal: sig } = exitAndSignal(status, timedOut ? 'SIGKILL' : null);
+      return {
+        backend: 'docker',
+        exitCode,
+        signal: sig,
+        timedOut,
+        oom,
+        wallMs,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
+        outputs: await listOutputs(spec.outputDir),
+        weakerIsolation: [],
+      };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      await container.remove({ force: true, v: true }).catch((err) => {
+        if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+      });
+      untrackContainer(container.id);
+    }
+  }
+
+  async cleanup(runId?: string): Promise<number> {
+    const { gc } = await import('./run-registry.js');
+    const r = await gc({ docker: this.docker, runId });
+    return r.containers + r.networks + r.volumes;
+  }
+}
+
+export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
+  return new DockerBackend(options);
+}
+
+/** The docker backend on the default engine (DOCKER_HOST or the local socket). */
+export const dockerBackend: SandboxBackend = createDockerBackend();

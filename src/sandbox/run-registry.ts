@@ -1,0 +1,192 @@
+/**
+ * Teardown (DESIGN §7): what this process has running right now (containers, process groups), removed on SIGINT /
+ * SIGTERM before the signal is re-raised, and as a last resort synchronously at exit; `gc()` removes whatever a
+ * killed run left behind (everything labelled `heldout=1`); `createLimiter(n)` bounds concurrent cases.
+ */
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import type Docker from 'dockerode';
+import { getDocker } from './engine.js';
+
+export const LABEL = 'heldout';
+export const RUN_LABEL = 'heldout.run';
+
+interface LiveContainer {
+  docker: Docker;
+  runId: string;
+}
+
+const containers = new Map<string, LiveContainer>();
+const cleanups = new Set<() => void | Promise<void>>();
+
+export function trackContainer(id: string, docker: Docker, runId: string): void {
+  containers.set(id, { docker, runId });
+}
+
+export function untrackContainer(id: string): void {
+  containers.delete(id);
+}
+
+/** Ids of containers this process started and has not removed yet. */
+export function liveContainers(): string[] {
+  return [...containers.keys()];
+}
+
+/** Registers a synchronous-safe cleanup (e.g. killing a process group); returns its unregister function. */
+export function registerCleanup(fn: () => void | Promise<void>): () => void {
+  cleanups.add(fn);
+  return () => cleanups.delete(fn);
+}
+
+/** Removes every live container and runs every registered cleanup. Never rejects. */
+export async function cleanupNow(timeoutMs = 10_000): Promise<number> {
+  const jobs: Promise<unknown>[] = [];
+  for (const fn of [...cleanups]) jobs.push(Promise.resolve().then(fn).catch(() => {}));
+  const ids = [...containers.entries()];
+  for (const [id, c] of ids) {
+    jobs.push(
+      c.docker
+        .getContainer(id)
+        .remove({ force: true, v: true })
+        .then(() => containers.delete(id))
+        .catch((err: { statusCode?: number }) => {
+          if (err?.statusCode === 404) containers.delete(id);
+        }),
+    );
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(jobs),
+    new Promise((r) => {
+      timer = setTimeout(r, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  return ids.length;
+}
+
+/**
+ * Synchronous last resort at process exit: removes containers still registered through a child node process talking
+ * to the engine's Unix socket (an `exit` handler cannot wait for I/O). TCP engines are left to `heldout gc`.
+ */
+function removeSynchronously(): void {
+  if (containers.size === 0) return;
+  const byDocker = new Map<string, string[]>();
+  for (const [id, c] of containers) {
+    const socketPath = (c.docker.modem as unknown as { socketPath?: unknown }).socketPath;
+    if (typeof socketPath !== 'string') continue;
+    byDocker.set(socketPath, [...(byDocker.get(socketPath) ?? []), id]);
+  }
+  for (const [socketPath, ids] of byDocker) {
+    const script = `const http=require('http');const ids=${JSON.stringify(ids)};let n=ids.length;for(const id of ids){const r=http.request({socketPath:${JSON.stringify(socketPath)},method:'DELETE',path:'/containers/'+id+'?force=1&v=1'},(res)=>{res.resume();res.on('end',()=>{if(--n===0)process.exit(0)})});r.on('error',()=>{if(--n===0)process.exit(0)});r.end()}setTimeout(()=>process.exit(0),8000)`;
+    spawnSync(process.execPath, ['-e', script], { stdio: 'ignore', timeout: 10_000 });
+  }
+  containers.clear();
+}
+
+let installed = false;
+let handling = false;
+
+/**
+ * Installs SIGINT/SIGTERM/SIGHUP handlers (once per process) that remove this process's containers and process
+ * groups, then re-raise the signal so the process ends as it would have. Also removes leftovers at `exit`.
+ */
+export function installSignalCleanup(): void {
+  if (installed) return;
+  installed = true;
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const handler = (signal: NodeJS.Signals) => {
+    if (handling) return;
+    handling = true;
+    void cleanupNow().finally(() => {
+      for (const s of signals) process.removeListener(s, handler);
+      // Re-raise: with our listener gone, the default action (terminate) applies unless someone else listens.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      else process.exitCode = 128 + (os.constants.signals[signal] ?? 0);
+      handling = false;
+    });
+  };
+  for (const s of signals) process.on(s, handler);
+  process.on('exit', () => {
+    for (const fn of [...cleanups]) {
+      try {
+        void fn();
+      } catch {
+        // exiting anyway
+      }
+    }
+    removeSynchronously();
+  });
+}
+
+export interface GcResult {
+  containers: number;
+  networks: number;
+  volumes: number;
+}
+
+/** Removes every container, network and volume labelled `heldout=1` (or only those of `runId`). */
+export async function gc(options: { docker?: Docker; runId?: string } = {}): Promise<GcResult> {
+  const docker = options.docker ?? getDocker();
+  const label = options.runId ? [`${RUN_LABEL}=${options.runId}`] : [`${LABEL}=1`];
+  const result: GcResult = { containers: 0, networks: 0, volumes: 0 };
+  const list = await docker.listContainers({ all: true, filters: { label } });
+  await Promise.all(
+    list.map(async (c) => {
+      try {
+        await docker.getContainer(c.Id).remove({ force: true, v: true });
+        result.containers++;
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+      }
+      containers.delete(c.Id);
+    }),
+  );
+  const networks = await docker.listNetworks({ filters: { label } });
+  for (const n of networks) {
+    try {
+      await docker.getNetwork(n.Id).remove();
+      result.networks++;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
+  }
+  const volumes = (await docker.listVolumes({ filters: { label } })).Volumes ?? [];
+  for (const v of volumes) {
+    try {
+      await docker.getVolume(v.Name).remove({ force: true });
+      result.volumes++;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
+  }
+  return result;
+}
+
+/** At most `n` (default: the number of cores) calls of the returned function run at once; the rest queue FIFO. */
+export function createLimiter(n: number = os.availableParallelism()): <T>(fn: () => Promise<T>) => Promise<T> {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`createLimiter: concurrency must be an integer ≥ 1, got ${n}`);
+  let active = 0;
+  const queue: (() => void)[] = [];
+  const next = () => {
+    if (active >= n) return;
+    const start = queue.shift();
+    if (start) {
+      active++;
+      start();
+    }
+  };
+  return <T>(fn: () => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push(() => {
+        Promise.resolve()
+          .then(fn)
+          .then(resolve, reject)
+          .finally(() => {
+            active--;
+            next();
+          });
+      });
+      next();
+    });
+}

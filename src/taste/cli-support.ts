@@ -1,0 +1,41 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Domain, Validator } from './types.js';
+import { llmValidator } from './validators/llm-validator.js';
+import { ruleValidator } from './validators/rule-validator.js';
+
+/** Raised when the chosen validator cannot be built (CLI: exit 2). */
+export class ValidatorConfigError extends Error {}
+
+/**
+ * The validator a `heldout taste` command asked for. `llm` reads HELDOUT_GENERATOR_BASE_URL / _API_KEY / _MODEL,
+ * falling back to OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL; without a model and an endpoint it refuses.
+ */
+export function validatorFor(kind: string, domain: Domain, env: NodeJS.ProcessEnv = process.env): Validator {
+  if (kind === 'rules') return ruleValidator(domain);
+  if (kind !== 'llm') throw new ValidatorConfigError(`--validator: expected rules or llm, got ${kind}`);
+  const baseURL = env.HELDOUT_GENERATOR_BASE_URL || env.OPENAI_BASE_URL || undefined;
+  const apiKey = env.HELDOUT_GENERATOR_API_KEY || env.OPENAI_API_KEY || undefined;
+  const model = env.HELDOUT_GENERATOR_MODEL || env.OPENAI_MODEL || undefined;
+  if (!model || (!baseURL && !apiKey)) {
+    throw new ValidatorConfigError(
+      '--validator llm needs a model endpoint: set HELDOUT_GENERATOR_BASE_URL, HELDOUT_GENERATOR_API_KEY and ' +
+        'HELDOUT_GENERATOR_MODEL (or OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL). No validity is reported without one.',
+    );
+  }
+  return llmValidator({ baseURL, apiKey, model, tools: domain.tools });
+}
+
+/** A --seed value: a number when it reads as one, else the string itself. */
+export function parseSeed(raw: unknown, fallback: number | string = 0): number | string {
+  if (raw === undefined) return fallback;
+  const s = String(raw);
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+}
+
+export function writeJson(dir: string, file: string, value: unknown): string {
+  mkdirSync(dir, { recursive: true });
+  const p = join(dir, file);
+  writeFileSync(p, `${JSON.stringify(value, null, 2)}\n`);
+  return p;
+}

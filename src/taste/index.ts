@@ -1,0 +1,40 @@
+/** TASTE stages 1–2 (DESIGN §11): domains, validators, the contrastive sampler, WED, coverage, k-medoids, clustering. */
+
+export { parseSeed, ValidatorConfigError, validatorFor, writeJson } from './cli-support.js';
+export { type ClusterMedoid, type ClusterOptions, type ClusterResult, clusterStage, drawPool } from './cluster.js';
+export { coverageMetrics } from './coverage.js';
+export { goldFromTasks, loadDomain, parseGold, readGoldFile, readToolsFile, toolGroup } from './domain.js';
+export { type KMedoidsOptions, type KMedoidsResult, kMedoids } from './kmedoids.js';
+export { Rng } from './prng.js';
+export type { DomainRules, EntityEffect, ToolRule } from './rules/types.js';
+export {
+  BOS,
+  ContrastiveSampler,
+  EOS,
+  SAMPLER_DEFAULTS,
+  type SamplerTables,
+  sampleLength,
+  seqKey,
+  type TrainOptions,
+  type TrainResult,
+  temperatureAt,
+  trainSampler,
+} from './sampler.js';
+export type * from './types.js';
+export {
+  LLM_VALIDATOR_SYSTEM,
+  type LlmValidatorOptions,
+  llmValidator,
+  parseVerdict,
+} from './validators/llm-validator.js';
+export { builtinRules, RuleValidator, ruleValidator } from './validators/rule-validator.js';
+export { type ValidityReport, validityReport } from './validity.js';
+export { substitutionCost, WED_COST, weightedEditDistance } from './wed.js';
+export {
+  condensedIndex,
+  type DistanceMatrix,
+  distance,
+  type WedMatrixOptions,
+  wedMatrix,
+  wedMatrixSync,
+} from './wed-matrix.js';

@@ -1,0 +1,144 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
+import { configDefaults } from 'vitest/config';
+import type { Split } from '../commission/index.js';
+import { type HeldoutOptions, newRunId, type SuitePlan } from '../run/index.js';
+import { HeldoutReporter } from './reporter.js';
+
+const COMMISSION_FILES = ['commission.yaml', 'commission.ts'];
+
+/** Resolves a sibling module of this file whether heldout runs from `src/` (TypeScript) or from `dist/`. */
+function sibling(name: string): string {
+  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+}
+
+/** Expands `tasks/*`-style patterns (a `*` per path segment) and plain directories to commission directories. */
+export function resolveCommissionDirs(patterns: string | string[], root: string): string[] {
+  const out = new Set<string>();
+  for (const pattern of Array.isArray(patterns) ? patterns : [patterns]) {
+    const segments = path.normalize(pattern).split(path.sep).filter(Boolean);
+    let dirs = [path.isAbsolute(pattern) ? path.sep : root];
+    for (const seg of segments) {
+      if (!seg.includes('*')) {
+        dirs = dirs.map((d) => path.join(d, seg));
+        continue;
+      }
+      const re = new RegExp(`^${seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+      dirs = dirs.flatMap((d) =>
+        existsSync(d)
+          ? readdirSync(d)
+              .filter((n) => re.test(n) && statSync(path.join(d, n)).isDirectory())
+              .sort()
+              .map((n) => path.join(d, n))
+          : [],
+      );
+    }
+    for (const d of dirs) if (COMMISSION_FILES.some((f) => existsSync(path.join(d, f)))) out.add(path.resolve(d));
+  }
+  return [...out];
+}
+
+function commissionFile(dir: string): string {
+  return path.join(dir, COMMISSION_FILES.find((f) => existsSync(path.join(dir, f)))!);
+}
+
+/** The directory id of a commission (its folder name) — used before the package itself is loaded. */
+function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: string) {
+  const id = path.basename(commissionDir);
+  const spec = options.delivery ?? process.env.HELDOUT_DELIVERY;
+  if (spec === undefined) {
+    throw new Error(
+      'heldout: no delivery to test. Set `delivery` in the heldout plugin options or HELDOUT_DELIVERY=<dir> (see README).',
+    );
+  }
+  const map = typeof spec === 'string' ? { delivery: spec } : typeof spec === 'function' ? spec(id) : spec;
+  return Object.entries(map).map(([label, dir]) => {
+    const abs = path.resolve(root, dir);
+    if (!existsSync(abs) || !statSync(abs).isDirectory()) {
+      throw new Error(`heldout: delivery "${label}" for ${id}: ${abs} is not a directory`);
+    }
+    const freezeGuess = `${abs.replace(/\/$/, '')}.freeze.json`;
+    const freeze = options.freeze ? path.resolve(root, options.freeze) : existsSync(freezeGuess) ? freezeGuess : null;
+    return { label, dir: abs, freeze, role: 'candidate' as const };
+  });
+}
+
+/**
+ * The heldout Vite/Vitest plugin (DESIGN §9). Adds each commission's `commission.yaml`/`.ts` to the project's test
+ * files, turns it into a generated suite (`describe(commission)` → a test per case × trial), sets the heldout runner
+ * (a superset of Vitest's, so ordinary tests in the same project keep working) and attaches the heldout reporter.
+ */
+export function heldout(options: HeldoutOptions): Plugin {
+  const runId = process.env.HELDOUT_RUN_ID ?? newRunId();
+  let root = process.cwd();
+  let dirs: string[] = [];
+  const plans = new Map<string, SuitePlan>();
+  const out = () => path.resolve(root, options.out ?? path.join('reports', runId));
+
+  const planFor = (commissionDir: string): SuitePlan => {
+    let plan = plans.get(commissionDir);
+    if (!plan) {
+      const splits: Split[] = Array.isArray(options.split) ? options.split : [options.split ?? 'heldout'];
+      plan = {
+        runId,
+        commissionDir,
+        deliveries: deliveriesFor(options, commissionDir, root),
+        splits,
+        trials: options.trials ?? null,
+        sandbox: options.sandbox ?? 'auto',
+        out: out(),
+        concurrency: options.concurrency ?? os.availableParallelism(),
+        judgeCache: options.judgeCache === undefined ? path.resolve(root, '.heldout/judge-cache') : options.judgeCache,
+      };
+      plans.set(commissionDir, plan);
+    }
+    return plan;
+  };
+
+  return {
+    name: 'heldout',
+    config(config) {
+      root = path.resolve(config.root ?? process.cwd());
+      dirs = resolveCommissionDirs(options.commissions, root);
+      if (dirs.length === 0) throw new Error(`heldout: no commission matched ${JSON.stringify(options.commissions)}`);
+      const test = ((config as { test?: Record<string, any> }).test ??= {});
+      test.include = [
+        ...(test.include ?? configDefaults.include),
+        ...dirs.map((d) => path.relative(root, commissionFile(d))),
+      ];
+      if (test.runner && test.runner !== sibling('runner')) {
+        console.warn(
+          `heldout: test.runner is already set (${test.runner}); freeze checks before files run are skipped.`,
+        );
+      } else {
+        test.runner = sibling('runner');
+      }
+      // Case wall budgets are enforced by the sandbox; Vitest's own timeout is set per test from the budget.
+      test.maxConcurrency = options.concurrency ?? os.availableParallelism();
+    },
+    configureVitest({ vitest }) {
+      // Reporters given on the command line replace configured ones; heldout's report must be written all the same
+      // (users keep `--reporter=junit` etc.), so it joins whatever list Vitest built.
+      const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };
+      v.onAfterSetServer(() => {
+        if (!v.reporters.some((r) => r instanceof HeldoutReporter)) {
+          v.reporters.push(new HeldoutReporter({ out: out(), gate: options.gate ?? {}, runId }));
+        }
+      });
+    },
+    transform(_code, id) {
+      const file = id.split('?')[0];
+      const dir = path.dirname(file);
+      if (!COMMISSION_FILES.includes(path.basename(file)) || !dirs.includes(dir)) return null;
+      const plan = planFor(dir);
+      return {
+        code: `import { defineCommissionSuite } from ${JSON.stringify(sibling('suite'))};\nawait defineCommissionSuite(${JSON.stringify(plan)});\n`,
+        map: null,
+      };
+    },
+  };
+}

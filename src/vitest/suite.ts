@@ -1,0 +1,59 @@
+import { afterAll, describe, test } from 'vitest';
+import { loadCommission } from '../commission/index.js';
+import { type CaseMeta, failureSummary, RunSession, type SuitePlan } from '../run/index.js';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    /** The grading of a heldout case × trial; plain JSON, so blob reports and `--merge-reports` carry it. */
+    heldout?: CaseMeta;
+  }
+}
+
+/** Raised by a heldout test whose case missed the commission's pass rule; the message names gate or dimensions. */
+export class CaseFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CaseFailure';
+    // The stack of this file says nothing about why a delivery failed a case.
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/**
+ * Runs at collection time of a generated commission module: declares `describe(commission)` →
+ * `describe(delivery · split)` → one `test` per case × trial. Each test runs its case in the sandbox, grades it,
+ * stores the grading in `task.meta.heldout` and fails when the case misses the pass rule.
+ */
+export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
+  const commission = await loadCommission(plan.commissionDir);
+  const session = RunSession.forPlan(plan);
+  afterAll(() => session.close());
+
+  const trials = plan.trials ?? commission.config.trials;
+  const timeout = (commission.config.budgets.wallSeconds + 300) * 1000;
+  const deliveries = [...plan.deliveries];
+  if (commission.config.family === 'optimization' && commission.starterDir) {
+    // Gap closure compares a0 and the candidate on the same instances in the same run (DESIGN §5).
+    deliveries.unshift({ label: 'a0', dir: commission.starterDir, freeze: null, role: 'starter' });
+  }
+
+  describe(`${commission.config.id}`, () => {
+    for (const delivery of deliveries) {
+      for (const split of plan.splits) {
+        describe.concurrent(`${delivery.label} · ${split}`, () => {
+          for (const caseRef of commission.cases[split]) {
+            for (let trial = 1; trial <= trials; trial++) {
+              const name = trials > 1 ? `${caseRef.id} · trial ${trial}` : caseRef.id;
+              test(name, { timeout }, async ({ task }) => {
+                const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
+                task.meta.heldout = meta;
+                if (!meta.grade.passed)
+                  throw new CaseFailure(failureSummary(meta.grade, commission.config.pass.minResult));
+              });
+            }
+          }
+        });
+      }
+    }
+  });
+}

@@ -1,0 +1,131 @@
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { type CaseRef, type Commission, loadCommission } from '../../src/commission/index.js';
+import { type CommandRunner, gradeCase } from '../../src/grading/index.js';
+import { importAgentSwe, importHarbor } from '../../src/importers/index.js';
+import { resolveSandbox, type SandboxBackend } from '../../src/sandbox/index.js';
+import { dbAnalytics, fixtures, hasData, tmp } from './helpers.js';
+
+/** A delivery directory holding one run_agent.py. */
+function delivery(script: string): string {
+  const dir = tmp('delivery');
+  writeFileSync(path.join(dir, 'run_agent.py'), script);
+  chmodSync(dir, 0o755);
+  chmodSync(path.join(dir, 'run_agent.py'), 0o644);
+  return dir;
+}
+
+let backend: SandboxBackend;
+let runs = 0;
+
+/** Runs the commission's entry on one case, as `heldout run` does, and grades it without a judge model. */
+async function runCase(c: Commission, caseRef: CaseRef, deliveryDir: string, runCommand?: CommandRunner) {
+  const outputDir = tmp('out');
+  chmodSync(outputDir, 0o777);
+  const runId = `import-test-${process.pid}-${++runs}`;
+  const b = c.config.budgets;
+  const execution = await backend.run({
+    runId,
+    caseId: caseRef.id,
+    trial: 1,
+    image: c.config.sandbox.image,
+    command: c.config.entry,
+    deliveryDir,
+    inputPath: caseRef.inputPath,
+    assetsDir: caseRef.assetsDir,
+    outputDir,
+    env: c.config.sandbox.env,
+    limits: { wallSeconds: 60, memoryMb: Math.min(b.memoryMb, 1024), cpus: 1, pids: 128, outputBytes: 1 << 20 },
+  });
+  return gradeCase({ commission: c, caseRef, trial: 1, execution, outputDir, judge: null, cacheDir: null, runCommand });
+}
+
+beforeAll(async () => {
+  backend = await resolveSandbox('auto');
+});
+
+describe.skipIf(!hasData)('running the imported database-analytics commission', () => {
+  let c: Commission;
+  beforeAll(async () => {
+    const out = path.join(tmp('db-run'), 'c');
+    await importAgentSwe(dbAnalytics, out);
+    c = await loadCommission(out);
+  });
+
+  test('a delivery that exits at once fails the error-exit gate and scores 0', async () => {
+    const g = await runCase(c, c.cases.heldout[0]!, delivery('import sys\nsys.exit(1)\n'));
+    expect(g.status).toBe('gate-failed');
+    expect(g.gate).toBe('error-exit');
+    expect(g.result).toBe(0);
+  });
+
+  test('a delivery that exits 0 without the core artifacts fails the missing-artifact gate', async () => {
+    const g = await runCase(c, c.cases.heldout[0]!, delivery('pass\n'));
+    expect(g.status).toBe('gate-failed');
+    expect(g.gate).toBe('missing-artifact');
+    expect(g.reason).toMatch(/answer\.json/);
+  });
+
+  test('past the gates, without a judge model the judged items are unscored, never a number', async () => {
+    const script = `import json, os, sys
+out = sys.argv[sys.argv.index('--output') + 1]
+json.dump({"status": "answered"}, open(os.path.join(out, 'answer.json'), 'w'))
+json.dump({"queries": []}, open(os.path.join(out, 'queries.json'), 'w'))
+open(os.path.join(out, 'result.csv'), 'w').write('a,b\\n1,2\\n')
+`;
+    const g = await runCase(c, c.cases.heldout[1]!, delivery(script));
+    expect(g.gate).toBeNull();
+    expect(g.status).toBe('unscored');
+    expect(g.result).toBeNull();
+    const items = Object.values(g.dimensions).flatMap((d) => d.items);
+    expect(items).toHaveLength(6);
+    for (const item of items) expect(item.score).toBeNull();
+  });
+});
+
+describe('running the imported Harbor task', () => {
+  let c: Commission;
+  /** The evaluator side of a command check, as `heldout run` does it: case outputs read-only at /outputs. */
+  const runCommand: CommandRunner = async (command, opts) => {
+    const evalOut = mkdtempSync(path.join(tmp('eval'), 'o-'));
+    chmodSync(evalOut, 0o777);
+    const scratch = tmp('eval-delivery');
+    chmodSync(scratch, 0o755);
+    const caseRef = c.cases.heldout[0]!;
+    const exec = await backend.run({
+      runId: `import-test-${process.pid}-${++runs}`,
+      caseId: 'task-eval',
+      trial: 1,
+      image: opts.image,
+      command,
+      deliveryDir: scratch,
+      inputPath: caseRef.inputPath,
+      assetsDir: caseRef.assetsDir,
+      outputDir: evalOut,
+      limits: { wallSeconds: opts.timeoutSeconds, memoryMb: 512, cpus: 1, pids: 128, outputBytes: 1 << 20 },
+      mounts: [{ hostPath: opts.mounts.output, containerPath: '/outputs', readOnly: true }],
+    });
+    return { exitCode: exec.exitCode, stdout: exec.stdout, stderr: exec.stderr, outputDir: evalOut };
+  };
+  beforeAll(async () => {
+    const out = path.join(tmp('harbor-run'), 'c');
+    await importHarbor(path.join(fixtures, 'harbor-hello'), out);
+    c = await loadCommission(out);
+  });
+  const writer = (text: string) => `import os, sys
+out = sys.argv[sys.argv.index('--output') + 1]
+open(os.path.join(out, 'hello.txt'), 'w').write(${JSON.stringify(text)})
+`;
+
+  test("tests/test.sh's reward becomes the Result", async () => {
+    const full = await runCase(c, c.cases.heldout[0]!, delivery(writer('Hello, world!\n')), runCommand);
+    expect(full.status).toBe('graded');
+    expect(full.result).toBe(100);
+    const half = await runCase(c, c.cases.heldout[0]!, delivery(writer('hi\n')), runCommand);
+    expect(half.result).toBe(50);
+    const none = await runCase(c, c.cases.heldout[0]!, delivery('pass\n'), runCommand);
+    expect(none.result).toBe(0);
+    expect(none.dimensions.reward!.items[0]!.evidence).toMatch(/reward 0/);
+  });
+});

@@ -1,0 +1,73 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { parseToml, TomlError } from '../../src/importers/index.js';
+
+const key = fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/);
+const scalar = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.integer({ min: -1e9, max: 1e9 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e6, max: 1e6 }),
+  fc.boolean(),
+);
+const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 4 }));
+const table = fc.dictionary(key, value, { maxKeys: 5 });
+
+function emit(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toExponential();
+  if (typeof v === 'boolean') return String(v);
+  return `[${(v as unknown[]).map(emit).join(', ')}]`;
+}
+
+describe('the TOML reader', () => {
+  test.prop([table, fc.dictionary(key, table, { maxKeys: 3 })])('reads back what a TOML writer emits', (top, subs) => {
+    const lines = Object.entries(top).map(([k, v]) => `${k} = ${emit(v)}  # comment`);
+    const names = Object.keys(subs).filter((k) => !(k in top));
+    for (const name of names) {
+      lines.push('', `[${name}]`, ...Object.entries(subs[name]!).map(([k, v]) => `${k} = ${emit(v)}`));
+    }
+    const expected = { ...top, ...Object.fromEntries(names.map((n) => [n, subs[n]])) };
+    expect(parseToml(lines.join('\n'))).toEqual(JSON.parse(JSON.stringify(expected)));
+  });
+
+  test('reads what Harbor task.toml files use', () => {
+    const doc = parseToml(`version = "1.0"
+[task]
+name = "org/name"
+authors = [{ name = "A", email = "a@b.c" }]
+[verifier]
+timeout_sec = 1_20.5
+env = { KEY = 'raw\\n', "quoted key" = "x\\ty" }
+[environment]
+memory = "2G"
+allow_internet = true
+gpu_types = [
+  "H100",
+  "A100", # trailing comma and comment
+]
+[environment.tpu]
+type = "v6e"
+[[steps]]
+id = 1
+[[steps]]
+id = 2
+text = """
+two
+lines"""
+`);
+    expect(doc).toEqual({
+      version: '1.0',
+      task: { name: 'org/name', authors: [{ name: 'A', email: 'a@b.c' }] },
+      verifier: { timeout_sec: 120.5, env: { KEY: 'raw\\n', 'quoted key': 'x\ty' } },
+      environment: { memory: '2G', allow_internet: true, gpu_types: ['H100', 'A100'], tpu: { type: 'v6e' } },
+      steps: [{ id: 1 }, { id: 2, text: 'two\nlines' }],
+    });
+  });
+
+  test('names the line of a syntax error and refuses duplicate keys', () => {
+    expect(() => parseToml('a = 1\nb = \n')).toThrow(TomlError);
+    expect(() => parseToml('a = 1\nb = \n')).toThrow(/line 2/);
+    expect(() => parseToml('a = 1\na = 2')).toThrow(/defined twice/);
+    expect(() => parseToml('s = "open')).toThrow(/unterminated/);
+  });
+});

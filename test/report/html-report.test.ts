@@ -1,0 +1,146 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { writeReport } from '../../src/report/index.js';
+import { HOSTILE, sampleSummary } from './sample-summary.js';
+
+const summary = sampleSummary();
+const held = summary.commissions[0];
+let browser: Browser;
+let page: Page;
+let junit: string;
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  const out = await mkdtemp(join(tmpdir(), 'heldout-html-'));
+  const paths = await writeReport(out, summary);
+  junit = await readFile(paths.junit, 'utf8');
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+  // Self-contained means no request beyond the file itself.
+  await page.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+  await page.goto(pathToFileURL(paths.html).href);
+  await page.waitForSelector('html[data-ready="true"]');
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+const cellOf = (row: string, col: string) => page.locator(`${row} td[data-col="${col}"]`).textContent();
+
+describe('index.html in headless Chromium', () => {
+  test('the table has one row per delivery × commission × split with the right figures', async () => {
+    await expect(page.locator('table#summary-table tr[data-row]').count()).resolves.toBe(summary.commissions.length);
+    const ref = 'tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]';
+    expect(await cellOf(ref, 'mean')).toBe(held.result.mean!.toFixed(1));
+    expect(await cellOf(ref, 'ci95')).toBe(`${held.result.ci95![0].toFixed(1)}–${held.result.ci95![1].toFixed(1)}`);
+    expect(await cellOf(ref, 'pass1')).toBe('0.50');
+    expect(await cellOf(ref, 'gap')).toBe(`+${held.gap!.toFixed(1)}`);
+    expect(await cellOf(ref, 'gates')).toBe('1');
+    expect(await cellOf(ref, 'failure-modes')).toContain('timeout 1');
+    const opt = summary.commissions[3];
+    const sp = 'tr[data-commission="speedup"]';
+    expect(await cellOf(sp, 'S')).toBe(opt.optimization!.S.toFixed(1));
+    expect(await cellOf(sp, 'passk')).toBe(`^2 ${opt.passHatK['2']!.toFixed(2)}`);
+    expect(await cellOf('tr[data-delivery="overfit"]', 'failure-modes')).toContain('dev strings 1');
+  });
+
+  test('charts: a Result distribution per delivery and dev vs held-out bars', async () => {
+    await expect(page.locator('#chart-distribution figure.dist').count()).resolves.toBe(2);
+    const counts = await page
+      .locator('#chart-distribution figure.dist')
+      .first()
+      .locator('rect.bin')
+      .evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('data-count'))));
+    expect(counts).toHaveLength(10);
+    const dev = page.locator('#chart-dev-heldout g[data-delivery^="reference"] rect[data-split="dev"]');
+    expect(Number(await dev.getAttribute('data-value'))).toBe(90);
+    await expect(
+      page.locator('#chart-dev-heldout g[data-delivery^="overfit"] rect[data-split="dev"]').count(),
+    ).resolves.toBe(0);
+  });
+
+  test('clicking a row lists its cases; clicking a case opens its drill-down with gates and dimensions', async () => {
+    await expect(page.locator('#drilldown').isVisible()).resolves.toBe(false);
+    await page.click(
+      'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
+    );
+    await expect(page.locator('#cases').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.case-row[data-case]').count()).resolves.toBe(4);
+
+    await page.click('.case-row[data-case="c-hostile"]');
+    const drill = page.locator('#drilldown');
+    await expect(drill.isVisible()).resolves.toBe(true);
+    expect(await drill.getAttribute('data-case')).toBe('c-hostile');
+    expect(await drill.locator('.dd-title').textContent()).toBe('c-hostile #1');
+    expect(await drill.locator('.dd-gate').textContent()).toBe('all gates passed');
+    expect(await drill.locator('.dim[data-dimension="correctness"] .dim-value').textContent()).toBe(
+      '20.0/60.0 (cap 25.0)',
+    );
+    await expect(drill.locator('.dim[data-dimension="correctness"] .cap').count()).resolves.toBe(1);
+    await expect(drill.locator('.dim[data-dimension="clarity"] .cap').count()).resolves.toBe(0);
+    expect(await drill.locator('section[data-section="ceilings"] li.binding').textContent()).toContain(
+      'total ≤ 35 (binding)',
+    );
+    expect(await drill.locator('.dd-judge').textContent()).toContain('judge judge-model');
+    expect(await drill.locator('.major-errors li').textContent()).toBe('dropped rows');
+    expect(await drill.locator('.dd-ledger').textContent()).toBe('model calls 3 · tokens 900 · wall 1.20 s · exit 0');
+
+    await page.click('.case-row[data-case="c-03"]');
+    expect(await drill.getAttribute('data-case')).toBe('c-03');
+    expect(await drill.locator('.dd-gate').textContent()).toBe('failed: timeout');
+    expect(await drill.locator('.dd-reason').textContent()).toBe('killed after 600 s');
+    expect(await drill.locator('pre.stderr').textContent()).toBe('Traceback: slow loop');
+  });
+
+  test('case text is shown as text, never run as markup', async () => {
+    await page.click(
+      'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
+    );
+    await page.click('.case-row[data-case="c-hostile"]');
+    const drill = page.locator('#drilldown');
+    expect(await drill.locator('pre.stderr').textContent()).toBe(HOSTILE);
+    expect(await drill.locator('.item .evidence').textContent()).toBe(`output said ${HOSTILE}`);
+    await expect(page.locator('#drilldown img, #drilldown script').count()).resolves.toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(pageErrors).toEqual([]);
+  });
+
+  test('the embedded data unpacks to the summary, and junit.xml is well-formed XML', async () => {
+    const embedded = await page.evaluate(() =>
+      (window as unknown as { heldoutSummary: () => unknown }).heldoutSummary(),
+    );
+    expect(embedded).toEqual(JSON.parse(JSON.stringify(summary)));
+    const parsed = await page.evaluate((xml) => {
+      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      return {
+        error: doc.getElementsByTagName('parsererror').length,
+        cases: doc.getElementsByTagName('testcase').length,
+        hostile: doc.querySelector('testcase[name="c-hostile #1"] failure')?.textContent ?? '',
+      };
+    }, junit);
+    expect(parsed.error).toBe(0);
+    expect(parsed.cases).toBe(summary.commissions.reduce((s, c) => s + c.cases.length, 0));
+    expect(parsed.hostile).toContain('<script>window.__pwned=1</script>');
+  });
+});
