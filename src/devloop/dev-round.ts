@@ -1,6 +1,7 @@
 /** One development round (DESIGN §6): admit the submission, run it on the dev cases, record it in the ledger. */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadCommission } from '../commission/index.js';
 import { treeDigest } from '../freeze/index.js';
 import type { CommissionSummary } from '../report/index.js';
@@ -53,6 +54,12 @@ export type DevRoundResult =
       allPassed: boolean;
     };
 
+/** The quiet reporter's module, whether heldout runs from `src/` (TypeScript) or from `dist/`. */
+function quietReporter(): string {
+  const js = fileURLToPath(new URL('./quiet-reporter.js', import.meta.url));
+  return existsSync(js) ? js : fileURLToPath(new URL('./quiet-reporter.ts', import.meta.url));
+}
+
 function inside(parent: string, child: string): boolean {
   const rel = path.relative(parent, child);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
@@ -92,7 +99,7 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
 
   const run = await runHeldout(
     { commissions: [commissionDir], delivery, split: 'dev', sandbox: options.sandbox, out, trials: options.trials, concurrency: options.concurrency },
-    { reporters: options.reporters ?? [] },
+    { reporters: options.reporters?.length ? options.reporters : [quietReporter()] },
   );
   const summary = run.summary?.commissions.find((c) => c.split === 'dev');
   if (!summary || summary.cases.length === 0) {

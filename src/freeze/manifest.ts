@@ -95,7 +95,8 @@ export function diffTrees(scan: TreeScan, manifest: Pick<FreezeManifest, 'files'
 
 function describeChanges(c: TreeChanges): string {
   const parts: string[] = [];
-  const list = (xs: string[]) => (xs.length > 20 ? `${xs.slice(0, 20).join(', ')} and ${xs.length - 20} more` : xs.join(', '));
+  const list = (xs: string[]) =>
+    xs.length > 20 ? `${xs.slice(0, 20).join(', ')} and ${xs.length - 20} more` : xs.join(', ');
   if (c.changed.length) parts.push(`changed: ${list(c.changed)}`);
   if (c.added.length) parts.push(`added: ${list(c.added)}`);
   if (c.removed.length) parts.push(`removed: ${list(c.removed)}`);

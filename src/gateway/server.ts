@@ -121,6 +121,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const timeoutMs = options.timeoutMs ?? 300_000;
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024;
   const keepTrace = options.trace ?? true;
+  let closed = false;
 
   let ownDir: string | null = null;
   let socketPath = options.socketPath;
@@ -477,8 +478,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         await record(call, {
           status: 499,
           upstreamStatus: null,
-          classification: 'candidate_request_error',
-          error: 'client_aborted',
+          classification: closed ? 'transport_failure' : 'candidate_request_error',
+          error: closed ? 'gateway_closed' : 'client_aborted',
           attempts: out.attempts,
           usage: null,
           truncated: false,
@@ -693,11 +694,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await record(call, {
         status: out.status,
         upstreamStatus: out.status,
-        classification: 'candidate_request_error',
-        error: 'client_aborted',
+        classification: closed ? 'transport_failure' : 'candidate_request_error',
+        error: closed ? 'gateway_closed' : 'client_aborted',
         attempts: out.attempts,
         usage,
-        truncated: false,
+        truncated: closed,
         response,
       });
       return;
@@ -773,7 +774,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     tcpUrl = `http://127.0.0.1:${(tcpServer.address() as AddressInfo).port}`;
   }
 
-  let closed = false;
   const gateway: Gateway = {
     socketPath,
     tcpUrl,

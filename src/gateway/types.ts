@@ -14,7 +14,8 @@ export const ROLES: readonly Role[] = ['runtime', 'judge', 'user', 'generator'];
  *   (the evaluator's key), a 2xx body that is not JSON, a stream that ended without its end marker, or no
  *   upstream configured.
  * - `transport_failure`: the provider could not be reached or stopped answering — connection refused/reset,
- *   idle timeout, a connection cut mid-body — after the retries.
+ *   idle timeout, a connection cut mid-body — after the retries; also a call cut short by `gateway.close()`
+ *   (`error: 'gateway_closed'`).
  */
 export type CallClass = 'success' | 'candidate_request_error' | 'provider_failure' | 'transport_failure';
 

@@ -19,10 +19,9 @@ export function escapeHtml(s: string): string {
  * choke on) keeps any case output inert while JSON.parse still reads the same string.
  */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[<\u2028\u2029]/g,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  const json = JSON.stringify(value);
+  if (json.indexOf('<') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
+  return json.replace(/[<\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -74,14 +73,27 @@ function packCases(cases: CaseSummary[]): { dims: string[]; rows: unknown[][] } 
   return { dims, rows };
 }
 
-function deliveryKey(c: CommissionSummary): string {
-  return `${deliveryLabel(c)} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})`;
+/** Deliveries are told apart by digest; the label alone names them unless two digests share one label. */
+function deliveryKeys(commissions: CommissionSummary[]): (c: CommissionSummary) => string {
+  const digests = new Map<string, Set<string>>();
+  for (const c of commissions) {
+    const set = digests.get(deliveryLabel(c)) ?? new Set<string>();
+    set.add(c.delivery.digest);
+    digests.set(deliveryLabel(c), set);
+  }
+  return (c) => {
+    const label = deliveryLabel(c);
+    return digests.get(label)!.size > 1 ? `${label} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})` : label;
+  };
 }
 
-function groupByDelivery(commissions: CommissionSummary[]): Map<string, CommissionSummary[]> {
+function groupByDelivery(
+  commissions: CommissionSummary[],
+  key: (c: CommissionSummary) => string,
+): Map<string, CommissionSummary[]> {
   const out = new Map<string, CommissionSummary[]>();
   for (const c of commissions) {
-    const k = deliveryKey(c);
+    const k = key(c);
     const list = out.get(k);
     if (list) list.push(c);
     else out.set(k, [c]);
@@ -126,8 +138,9 @@ function distributionChart(groups: Map<string, CommissionSummary[]>): string {
 /** Dev vs held-out per delivery: the macro mean of commission Results per split, as paired bars (the gap, seen). */
 function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
   const W = Math.max(300, 40 + groups.size * 90);
-  const H = 180;
-  const plot = H - 50;
+  const H = 190;
+  const top = 20;
+  const plot = H - 40 - top;
   const parts: string[] = [];
   let i = 0;
   for (const [key, entries] of groups) {
@@ -147,7 +160,7 @@ function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
         if (v === null) return '';
         const h = (plot * v) / 100;
         const x = x0 + j * 32;
-        return `<rect class="bar ${split}" data-split="${split}" data-value="${v}" x="${x}" y="${(10 + plot - h).toFixed(1)}" width="28" height="${h.toFixed(1)}"><title>${split}: ${fmt(v)}</title></rect><text x="${x + 14}" y="${(6 + plot - h).toFixed(1)}" text-anchor="middle">${fmt(v)}</text>`;
+        return `<rect class="bar ${split}" data-split="${split}" data-value="${v}" x="${x}" y="${(top + plot - h).toFixed(1)}" width="28" height="${h.toFixed(1)}"><title>${split}: ${fmt(v)}</title></rect><text x="${x + 14}" y="${(top - 4 + plot - h).toFixed(1)}" text-anchor="middle">${fmt(v)}</text>`;
       })
       .join('');
     const name = key.length > 14 ? `${key.slice(0, 13)}…` : key;
@@ -156,14 +169,14 @@ function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
     );
     i++;
   }
-  return `<figure id="chart-dev-heldout"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="dev vs held-out mean per delivery"><line x1="36" y1="${10 + plot}" x2="${W - 4}" y2="${10 + plot}" class="axis"/><text x="32" y="${14 + plot}" text-anchor="end">0</text><text x="32" y="16" text-anchor="end">100</text>${parts.join('')}<rect class="bar dev" x="${W - 130}" y="${H - 14}" width="10" height="10"/><text x="${W - 116}" y="${H - 5}">dev</text><rect class="bar heldout" x="${W - 80}" y="${H - 14}" width="10" height="10"/><text x="${W - 66}" y="${H - 5}">held-out</text></svg><figcaption>Dev vs held-out mean per delivery (macro over commissions)</figcaption></figure>`;
+  return `<figure id="chart-dev-heldout"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="dev vs held-out mean per delivery"><line x1="36" y1="${top + plot}" x2="${W - 4}" y2="${top + plot}" class="axis"/><text x="32" y="${top + 4 + plot}" text-anchor="end">0</text><text x="32" y="${top + 4}" text-anchor="end">100</text>${parts.join('')}<rect class="bar dev" x="${W - 130}" y="${H - 14}" width="10" height="10"/><text x="${W - 116}" y="${H - 5}">dev</text><rect class="bar heldout" x="${W - 80}" y="${H - 14}" width="10" height="10"/><text x="${W - 66}" y="${H - 5}">held-out</text></svg><figcaption>Dev vs held-out mean per delivery (macro over commissions)</figcaption></figure>`;
 }
 
 function td(col: string, text: string, cls = ''): string {
   return `<td data-col="${col}"${cls ? ` class="${cls}"` : ''}>${escapeHtml(text)}</td>`;
 }
 
-function summaryTable(summary: Summary): string {
+function summaryTable(summary: Summary, deliveryKey: (c: CommissionSummary) => string): string {
   const order = summary.commissions
     .map((c, i) => ({ c, i }))
     .sort(
@@ -221,7 +234,8 @@ li.binding{color:#b3261e}.controls{display:flex;gap:.5rem;margin:.3rem 0}
  * and drill-down on demand. No external resource; all text escaped.
  */
 export function renderHtml(summary: Summary): string {
-  const groups = groupByDelivery(summary.commissions);
+  const key = deliveryKeys(summary.commissions);
+  const groups = groupByDelivery(summary.commissions, key);
   const embedded = {
     ...summary,
     packing: { format: 'heldout/cases-packed@1', status: STATUS },
@@ -236,7 +250,7 @@ export function renderHtml(summary: Summary): string {
 <h1>heldout report — ${escapeHtml(run.id)}</h1>
 <p class="meta">Started ${escapeHtml(run.startedAt)} · sandbox ${escapeHtml(run.sandbox)} · heldout ${escapeHtml(run.version)} · ${summary.commissions.length} entries · ${summary.commissions.reduce((s, c) => s + c.cases.length, 0)} executions</p>
 <h2>Results</h2>
-${summaryTable(summary)}
+${summaryTable(summary, key)}
 <p class="meta">Click a row for its cases, a case for its drill-down. Result is the mean over held-out cases (0–100); CI is a seeded percentile bootstrap; gap = dev − held-out mean of the same digest; S = gap closure (optimization).</p>
 <h2>Charts</h2>
 <h3>Result distribution per delivery</h3>

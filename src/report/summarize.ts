@@ -1,4 +1,4 @@
-import type { CaseGrade, GateCategory } from '../grading/types.js';
+import type { CaseGrade, GateCategory } from '../grading/index.js';
 import { bootstrapCI, gapClosure, mean, median, passAtK, passHatK, signTest, winLossTie } from '../metrics/index.js';
 import type {
   CaseSummary,

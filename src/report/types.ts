@@ -1,4 +1,4 @@
-import type { CaseStatus, CeilingRecord, GateCategory, ItemResult, OutcomeResult } from '../grading/types.js';
+import type { CaseStatus, CeilingRecord, GateCategory, ItemResult, OutcomeResult } from '../grading/index.js';
 
 /** The `heldout/summary@1` document (DESIGN §14). Extra fields beyond §14 are marked as such. */
 export interface Summary {

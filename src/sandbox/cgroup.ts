@@ -47,7 +47,12 @@ async function probe(): Promise<Flavour | null> {
   if (existsSync(join(ROOT, 'memory', 'memory.limit_in_bytes')) && existsSync(join(ROOT, 'pids'))) {
     const cpu = existsSync(join(ROOT, 'cpu', 'cpu.cfs_quota_us')) ? join(ROOT, 'cpu') : null;
     if ((await tryMk(join(ROOT, 'memory', name))) && (await tryMk(join(ROOT, 'pids', name)))) {
-      return { version: 1, memory: join(ROOT, 'memory'), pids: join(ROOT, 'pids'), cpu: cpu && (await tryMk(join(cpu, name))) ? cpu : null };
+      return {
+        version: 1,
+        memory: join(ROOT, 'memory'),
+        pids: join(ROOT, 'pids'),
+        cpu: cpu && (await tryMk(join(cpu, name))) ? cpu : null,
+      };
     }
     return null;
   }
@@ -70,10 +75,7 @@ export function cgroupSupport(): Promise<Flavour | null> {
 
 async function readPids(file: string): Promise<number[]> {
   try {
-    return (await readFile(file, 'utf8'))
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    return (await readFile(file, 'utf8')).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -112,7 +114,8 @@ export async function destroyLeftoverCgroups(prefix: string): Promise<number> {
   const flavour = await cgroupSupport();
   if (!flavour) return 0;
   const clean = prefix.replace(/[^A-Za-z0-9_.-]/g, '_');
-  const parents = flavour.version === 1 ? [flavour.memory, flavour.pids, ...(flavour.cpu ? [flavour.cpu] : [])] : [flavour.root];
+  const parents =
+    flavour.version === 1 ? [flavour.memory, flavour.pids, ...(flavour.cpu ? [flavour.cpu] : [])] : [flavour.root];
   const names = new Set<string>();
   for (const parent of parents) {
     for (const d of await readdir(parent, { withFileTypes: true }).catch(() => [])) {
@@ -134,7 +137,11 @@ export async function createCgroup(id: string, limits: CgroupLimits): Promise<Cg
   const name = `heldout-${id}`.replace(/[^A-Za-z0-9_.-]/g, '_');
   const quota = Math.max(1000, Math.round(limits.cpus * 100_000));
   if (flavour.version === 1) {
-    const dirs = [join(flavour.memory, name), join(flavour.pids, name), ...(flavour.cpu ? [join(flavour.cpu, name)] : [])];
+    const dirs = [
+      join(flavour.memory, name),
+      join(flavour.pids, name),
+      ...(flavour.cpu ? [join(flavour.cpu, name)] : []),
+    ];
     for (const d of dirs) await mkdir(d, { recursive: true });
     const [mem, pids, cpu] = dirs;
     await writeFile(join(mem, 'memory.limit_in_bytes'), String(limits.memoryBytes));

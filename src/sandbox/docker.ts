@@ -100,7 +100,9 @@ class DockerBackend implements SandboxBackend {
       await this.docker.getImage(image).inspect();
     } catch (err) {
       if (statusOf(err) === 404) {
-        throw new Error(`sandbox: image ${image} is not on this engine (heldout pulls nothing; docker pull/build/load it first)`);
+        throw new Error(
+          `sandbox: image ${image} is not on this engine (heldout pulls nothing; docker pull/build/load it first)`,
+        );
       }
       throw err;
     }
@@ -124,7 +126,12 @@ class DockerBackend implements SandboxBackend {
     }
   }
 
-  private async runContainer(spec: SandboxSpec, image: string, stage: string, signal?: AbortSignal): Promise<Execution> {
+  private async runContainer(
+    spec: SandboxSpec,
+    image: string,
+    stage: string,
+    signal?: AbortSignal,
+  ): Promise<Execution> {
     const limits = spec.limits;
     const command = fillPlaceholders(spec.command, CONTAINER_PATHS);
     const gw: GatewayAttachment | undefined = spec.gateway;

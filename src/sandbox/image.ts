@@ -32,15 +32,69 @@ export const SANDBOX_UID = 65534;
 
 const REQUIRED_TOOLS = ['sh', 'cat', 'ls', 'env', 'mkdir', 'cp', 'rm', 'sleep', 'head'];
 const OPTIONAL_TOOLS = [
-  'tail', 'wc', 'mv', 'chmod', 'touch', 'grep', 'sed', 'awk', 'true', 'false', 'test', '[', 'dirname', 'basename',
-  'tee', 'sort', 'uniq', 'cut', 'tr', 'find', 'xargs', 'date', 'id', 'pwd', 'ln', 'stat', 'uname', 'printf', 'echo',
-  'readlink', 'realpath', 'mktemp', 'cmp', 'diff', 'patch', 'sha256sum', 'md5sum', 'timeout', 'expr', 'seq', 'nproc',
-  'tar', 'gzip', 'gunzip', 'base64', 'ps', 'kill', 'du', 'df', 'git',
+  'tail',
+  'wc',
+  'mv',
+  'chmod',
+  'touch',
+  'grep',
+  'sed',
+  'awk',
+  'true',
+  'false',
+  'test',
+  '[',
+  'dirname',
+  'basename',
+  'tee',
+  'sort',
+  'uniq',
+  'cut',
+  'tr',
+  'find',
+  'xargs',
+  'date',
+  'id',
+  'pwd',
+  'ln',
+  'stat',
+  'uname',
+  'printf',
+  'echo',
+  'readlink',
+  'realpath',
+  'mktemp',
+  'cmp',
+  'diff',
+  'patch',
+  'sha256sum',
+  'md5sum',
+  'timeout',
+  'expr',
+  'seq',
+  'nproc',
+  'tar',
+  'gzip',
+  'gunzip',
+  'base64',
+  'ps',
+  'kill',
+  'du',
+  'df',
+  'git',
 ];
 const TOOL_DIRS = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
 /** Standard-library parts left out (DESIGN §16: minus test/; also GUI and installer parts). */
-const STDLIB_SKIP_TOP = new Set(['test', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'site-packages', 'dist-packages']);
+const STDLIB_SKIP_TOP = new Set([
+  'test',
+  'idlelib',
+  'tkinter',
+  'turtledemo',
+  'ensurepip',
+  'site-packages',
+  'dist-packages',
+]);
 const DYNLOAD_SKIP = /^(_test|xxlimited|_xxtestfuzz|_ctypes_test|_tkinter|xxsubtype)/;
 
 export interface PythonInfo {
@@ -259,7 +313,21 @@ async function addTree(
 export async function runtimeRecipe(): Promise<RuntimeRecipe> {
   const set = new EntrySet();
   for (const top of ['bin', 'sbin', 'lib', 'lib64']) set.symlink(top, `usr/${top}`);
-  for (const d of ['usr/bin', 'usr/sbin', 'usr/lib', 'usr/lib64', 'usr/local/bin', 'etc', 'delivery', 'case', 'out', 'gateway', 'proc', 'sys', 'dev']) {
+  for (const d of [
+    'usr/bin',
+    'usr/sbin',
+    'usr/lib',
+    'usr/lib64',
+    'usr/local/bin',
+    'etc',
+    'delivery',
+    'case',
+    'out',
+    'gateway',
+    'proc',
+    'sys',
+    'dev',
+  ]) {
     set.dir(d);
   }
   set.dir('tmp', 0o1777);
@@ -282,11 +350,17 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
     const dynloadInside = python.dynload.startsWith(`${python.stdlib}/`);
     const sos = await addTree(set, python.stdlib, stdlibImage, (rel, isDir) => {
       const parts = rel.split('/');
-      if (parts.length === 1 && isDir && (STDLIB_SKIP_TOP.has(parts[0]) || parts[0].startsWith('config-'))) return false;
+      if (parts.length === 1 && isDir && (STDLIB_SKIP_TOP.has(parts[0]) || parts[0].startsWith('config-')))
+        return false;
       if (isDir && parts[parts.length - 1] === 'tests' && parts[0] === 'lib2to3') return false;
       const name = parts[parts.length - 1];
       if (!isDir && name.endsWith('.pyc') && /\.opt-\d\.pyc$/.test(name)) return false;
-      if (!isDir && dynloadInside && `${python.stdlib}/${rel}`.startsWith(`${python.dynload}/`) && DYNLOAD_SKIP.test(name)) {
+      if (
+        !isDir &&
+        dynloadInside &&
+        `${python.stdlib}/${rel}`.startsWith(`${python.dynload}/`) &&
+        DYNLOAD_SKIP.test(name)
+      ) {
         return false;
       }
       if (!isDir && (name.endsWith('.a') || name.endsWith('.exe'))) return false;
@@ -294,7 +368,12 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
     });
     binaries.push(...sos);
     if (!dynloadInside && existsSync(python.dynload)) {
-      const more = await addTree(set, python.dynload, `${stdlibImage}/lib-dynload`, (rel, isDir) => isDir || !DYNLOAD_SKIP.test(basename(rel)));
+      const more = await addTree(
+        set,
+        python.dynload,
+        `${stdlibImage}/lib-dynload`,
+        (rel, isDir) => isDir || !DYNLOAD_SKIP.test(basename(rel)),
+      );
       binaries.push(...more);
     }
   }
@@ -304,7 +383,8 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
   for (const name of [...REQUIRED_TOOLS, ...OPTIONAL_TOOLS]) {
     const found = findTool(name);
     if (!found) {
-      if (REQUIRED_TOOLS.includes(name)) throw new Error(`image build: the host has no '${name}' to copy into the runtime image`);
+      if (REQUIRED_TOOLS.includes(name))
+        throw new Error(`image build: the host has no '${name}' to copy into the runtime image`);
       continue;
     }
     const real = await realpath(found);
@@ -353,7 +433,8 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
   h.update(`heldout-runtime-recipe ${RECIPE_VERSION}\n${env.join('\n')}\n`);
   for (const e of entries) {
     if (e.type === 'file') h.update(`F ${e.path} ${e.source} ${e.size} ${e.mode} ${e.mtime}\n`);
-    else if (e.type === 'content') h.update(`C ${e.path} ${e.mode} ${createHash('sha256').update(e.content).digest('hex')}\n`);
+    else if (e.type === 'content')
+      h.update(`C ${e.path} ${e.mode} ${createHash('sha256').update(e.content).digest('hex')}\n`);
     else if (e.type === 'symlink') h.update(`L ${e.path} ${e.target}\n`);
     else h.update(`D ${e.path} ${e.mode}\n`);
   }
@@ -397,11 +478,14 @@ export async function buildRuntimeImage(
     'CMD ["/bin/sh"]',
     `LABEL heldout.image=runtime heldout.recipe=${recipe.hash}`,
   ];
-  const stream = await docker.importImage(tarStream(recipe.entries) as unknown as string, {
-    repo,
-    tag: version,
-    changes,
-  } as object);
+  const stream = await docker.importImage(
+    tarStream(recipe.entries) as unknown as string,
+    {
+      repo,
+      tag: version,
+      changes,
+    } as object,
+  );
   await followProgress(docker, stream);
   const info = await docker.getImage(tag).inspect();
   const warnings: string[] = [];

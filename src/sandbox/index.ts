@@ -8,7 +8,13 @@ export type {
   SandboxSpec,
 } from './types.js';
 export { createDockerBackend, type DockerBackendOptions, dockerBackend } from './docker.js';
-export { createProcessBackend, type ProcessCapabilities, processBackend, processCapabilities } from './process.js';
+export {
+  createProcessBackend,
+  type ProcessBackendOptions,
+  type ProcessCapabilities,
+  processBackend,
+  processCapabilities,
+} from './process.js';
 export { resolveSandbox } from './select.js';
 export {
   type BuiltImage,

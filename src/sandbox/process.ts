@@ -47,6 +47,8 @@ export interface ProcessCapabilities {
   dropUser: boolean;
   /** `setpriv --pdeathsig`: the sandbox dies with heldout even on SIGKILL (with a pid namespace: all of it). */
   pdeathsig: boolean;
+  /** The command that brings loopback up inside a new network namespace (it starts down); null: none works. */
+  loopbackUp: string | null;
   cgroups: boolean;
 }
 
@@ -77,7 +79,16 @@ async function probeCapabilities(): Promise<ProcessCapabilities> {
   const setpriv = which('setpriv');
   const dropUser = root && setpriv !== null;
   const pdeathsig = setpriv !== null && (await ok(setpriv, ['--pdeathsig', 'KILL', 'true']));
-  const none: ProcessCapabilities = { unshareFlags: [], netns: false, mountns: false, pidns: false, dropUser, pdeathsig, cgroups };
+  const none: ProcessCapabilities = {
+    unshareFlags: [],
+    netns: false,
+    mountns: false,
+    pidns: false,
+    dropUser,
+    pdeathsig,
+    cgroups,
+    loopbackUp: null,
+  };
   const unshare = process.platform === 'linux' ? which('unshare') : null;
   if (!unshare) return none;
   const userFlags = root ? [] : ['-r'];
@@ -86,12 +97,26 @@ async function probeCapabilities(): Promise<ProcessCapabilities> {
   try {
     const full = [...userFlags, '-n', '-m', '-p', '-f', '--kill-child', '--mount-proc'];
     const script = `mount --bind ${shQuote(probeDir)} ${shQuote(probeDir)} && mount -o remount,bind,ro ${shQuote(probeDir)} && ! touch ${shQuote(join(probeDir, 'x'))} 2>/dev/null`;
+    const withLoopback = async (flags: string[], base: ProcessCapabilities): Promise<ProcessCapabilities> => {
+      for (const [tool, cmd] of [
+        ['ip', 'ip link set lo up'],
+        ['ifconfig', 'ifconfig lo up'],
+      ] as const) {
+        const path = which(tool) ?? which(tool, '/usr/sbin:/sbin');
+        if (path && (await ok(unshare, [...flags, '/bin/sh', '-c', `${path} ${cmd.slice(tool.length + 1)}`]))) {
+          return { ...base, loopbackUp: `${path} ${cmd.slice(tool.length + 1)}` };
+        }
+      }
+      return base;
+    };
     if (await ok(unshare, [...full, '/bin/sh', '-c', script])) {
-      return { ...none, unshareFlags: full, netns: true, mountns: true, pidns: true };
+      return withLoopback(full, { ...none, unshareFlags: full, netns: true, mountns: true, pidns: true });
     }
     const netOnly = [...userFlags, '-n'];
-    if (await ok(unshare, [...netOnly, 'true'])) return { ...none, unshareFlags: netOnly, netns: true };
-    if (!root && (await ok(unshare, ['-n', 'true']))) return { ...none, unshareFlags: ['-n'], netns: true };
+    if (await ok(unshare, [...netOnly, 'true']))
+      return withLoopback(netOnly, { ...none, unshareFlags: netOnly, netns: true });
+    if (!root && (await ok(unshare, ['-n', 'true'])))
+      return withLoopback(['-n'], { ...none, unshareFlags: ['-n'], netns: true });
     return none;
   } finally {
     await rm(probeDir, { recursive: true, force: true });
@@ -173,8 +198,32 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+export interface ProcessBackendOptions {
+  /**
+   * Override probed capabilities (e.g. `{ netns: false, cgroups: false }` to see how the backend degrades on a host
+   * that permits less). Only switching guarantees off is meaningful.
+   */
+  capabilities?: Partial<ProcessCapabilities>;
+}
+
 class ProcessBackend implements SandboxBackend {
   readonly name = 'process' as const;
+
+  constructor(private readonly options: ProcessBackendOptions = {}) {}
+
+  private async caps(): Promise<ProcessCapabilities> {
+    const probed = await processCapabilities();
+    const o = this.options.capabilities;
+    if (!o) return probed;
+    const c = { ...probed, ...o };
+    // keep the unshare flags consistent with what is switched off
+    let flags = probed.unshareFlags;
+    if (!c.pidns) flags = flags.filter((f) => !['-p', '-f', '--kill-child', '--mount-proc'].includes(f));
+    if (!c.mountns) flags = flags.filter((f) => f !== '-m' && f !== '--mount-proc');
+    if (!c.netns) flags = flags.filter((f) => f !== '-n');
+    if (flags.every((f) => f === '-r')) flags = [];
+    return { ...c, unshareFlags: o.unshareFlags ?? flags };
+  }
 
   async available(): Promise<boolean> {
     return existsSync('/bin/sh');
@@ -183,7 +232,8 @@ class ProcessBackend implements SandboxBackend {
   async run(spec: SandboxSpec, options: { signal?: AbortSignal } = {}): Promise<Execution> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
-    const caps = await processCapabilities();
+    const caps = await this.caps();
+    const cgroupsAllowed = caps.cgroups;
     const stage = await mkdtemp(join(os.tmpdir(), 'heldout-proc-'));
     let cgroup: Cgroup | null = null;
     try {
@@ -206,7 +256,11 @@ class ProcessBackend implements SandboxBackend {
         caps.dropUser &&
         (await reachableByOthers(outputDir, true)) &&
         (!spec.gateway || (await reachableByOthers(spec.gateway.socketPath, true))) &&
-        (await Promise.all([...gwPaths, ...(spec.mounts ?? []).map((m) => m.hostPath)].map((p) => reachableByOthers(p)))).every(Boolean);
+        (
+          await Promise.all(
+            [...gwPaths, ...(spec.mounts ?? []).map((m) => m.hostPath)].map((p) => reachableByOthers(p)),
+          )
+        ).every(Boolean);
       // The delivery: re-mounted read-only in place inside a mount namespace, otherwise (or when 65534 could not
       // reach it where it is) a read-only copy.
       const copyDelivery = !caps.mountns || (dropUser && !(await reachableByOthers(deliveryDir)));
@@ -245,13 +299,17 @@ class ProcessBackend implements SandboxBackend {
         ...spec.env,
       };
       const gw = spec.gateway;
+      // A new network namespace starts with loopback down; the gateway relay needs it up.
+      const netns = caps.netns && (caps.loopbackUp !== null || !gw);
+      const unshareFlags = netns ? caps.unshareFlags : caps.unshareFlags.filter((f) => f !== '-n');
       if (gw) {
         let port = gw.port;
         const gwEnv = { ...gw.env };
-        if (!caps.netns) {
+        if (!netns) {
           // Host loopback is shared: every case needs a port of its own.
           port = await freePort();
-          for (const k of Object.keys(gwEnv)) gwEnv[k] = gwEnv[k].replaceAll(`127.0.0.1:${gw.port}`, `127.0.0.1:${port}`);
+          for (const k of Object.keys(gwEnv))
+            gwEnv[k] = gwEnv[k].replaceAll(`127.0.0.1:${gw.port}`, `127.0.0.1:${port}`);
         }
         Object.assign(env, gwEnv);
         command = gatewayWrapper(command, port, gw.relayScript, gw.socketPath, process.execPath);
@@ -262,7 +320,9 @@ class ProcessBackend implements SandboxBackend {
       const hide = caps.mountns ? pathsToHide(spec, needed) : [];
 
       // inner.sh runs inside the namespaces: mounts, then the command (as 65534 when we are root).
-      const inner: string[] = ['set -e'];
+      const inner: string[] = [];
+      if (netns && caps.loopbackUp) inner.push(`${caps.loopbackUp} >/dev/null 2>&1 || true`);
+      inner.push('set -e');
       if (caps.mountns) {
         inner.push(`mount --bind ${shQuote(delivery)} ${shQuote(delivery)}`);
         inner.push(`mount -o remount,bind,ro ${shQuote(delivery)}`);
@@ -287,21 +347,27 @@ class ProcessBackend implements SandboxBackend {
       await writeFile(innerPath, `${inner.join('\n')}\n`, { mode: 0o644 });
 
       // outer: enter the cgroup first (so every descendant is in it), then the namespaces.
-      cgroup = await createCgroup(`${spec.runId}--${spec.caseId}-${spec.trial}-${process.pid}-${Date.now()}`, {
-        memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
-        pids: Math.floor(spec.limits.pids),
-        cpus: spec.limits.cpus,
-      });
+      cgroup = !cgroupsAllowed
+        ? null
+        : await createCgroup(`${spec.runId}--${spec.caseId}-${spec.trial}-${process.pid}-${Date.now()}`, {
+            memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
+            pids: Math.floor(spec.limits.pids),
+            cpus: spec.limits.cpus,
+          });
       const outer: string[] = [];
       for (const f of cgroup?.procsFiles ?? []) outer.push(`echo $$ > ${shQuote(f)}`);
       const deathsig = caps.pdeathsig ? 'setpriv --pdeathsig KILL ' : '';
       outer.push(
-        caps.unshareFlags.length
-          ? `exec ${deathsig}unshare ${caps.unshareFlags.join(' ')} /bin/sh ${shQuote(innerPath)}`
+        unshareFlags.length
+          ? `exec ${deathsig}unshare ${unshareFlags.join(' ')} /bin/sh ${shQuote(innerPath)}`
           : `exec ${deathsig}/bin/sh ${shQuote(innerPath)}`,
       );
 
-      const weaker = this.weaker(spec, { ...caps, dropUser }, cgroup, hide, copyDelivery);
+      const weaker = this.weaker(spec, { ...caps, dropUser, netns }, cgroup, hide, copyDelivery);
+      if (caps.netns && !netns) {
+        weaker[0] =
+          'network: host network kept (no tool here brings loopback up in a new namespace, and the gateway relay needs it)';
+      }
       return await this.spawnAndWait(spec, outer.join(' && '), env, stage, cgroup, weaker, options.signal);
     } finally {
       await cgroup?.destroy();
@@ -321,7 +387,8 @@ class ProcessBackend implements SandboxBackend {
     copied: boolean,
   ): string[] {
     const w: string[] = [];
-    if (!caps.netns) w.push('network: no network namespace here (unshare not permitted); the delivery can reach the network');
+    if (!caps.netns)
+      w.push('network: no network namespace here (unshare not permitted); the delivery can reach the network');
     w.push(
       caps.mountns
         ? `filesystem: the host's files stay visible (only ${hide.length ? hide.join(', ') : 'nothing'} hidden; the delivery is read-only)`
@@ -362,7 +429,12 @@ class ProcessBackend implements SandboxBackend {
         detached: true, // own process group: the wall-clock kill takes every descendant
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      const unregister = registerCleanup(() => killGroup(child));
+      const gone = new Promise<void>((r) => child.once('exit', () => r()));
+      const unregister = registerCleanup(async () => {
+        killGroup(child);
+        await cgroup?.destroy();
+        await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+      });
       let timedOut = false;
       let aborted = false;
       let exited: { code: number | null; sig: NodeJS.Signals | null } | null = null;
@@ -433,12 +505,13 @@ class ProcessBackend implements SandboxBackend {
    * Without cgroups there is nothing to find: process groups die with their run (and with heldout, via pdeathsig).
    */
   async cleanup(runId?: string): Promise<number> {
+    if (!(await this.caps()).cgroups) return 0;
     return destroyLeftoverCgroups(runId ? `heldout-${runId}--` : 'heldout-');
   }
 }
 
-export function createProcessBackend(): SandboxBackend {
-  return new ProcessBackend();
+export function createProcessBackend(options: ProcessBackendOptions = {}): SandboxBackend {
+  return new ProcessBackend(options);
 }
 
 export const processBackend: SandboxBackend = createProcessBackend();

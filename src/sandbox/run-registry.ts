@@ -41,7 +41,12 @@ export function registerCleanup(fn: () => void | Promise<void>): () => void {
 /** Removes every live container and runs every registered cleanup. Never rejects. */
 export async function cleanupNow(timeoutMs = 10_000): Promise<number> {
   const jobs: Promise<unknown>[] = [];
-  for (const fn of [...cleanups]) jobs.push(Promise.resolve().then(fn).catch(() => {}));
+  for (const fn of [...cleanups])
+    jobs.push(
+      Promise.resolve()
+        .then(fn)
+        .catch(() => {}),
+    );
   const ids = [...containers.entries()];
   for (const [id, c] of ids) {
     jobs.push(

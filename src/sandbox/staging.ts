@@ -27,7 +27,8 @@ export function shQuote(s: string): string {
 
 export function validateSpec(spec: SandboxSpec): void {
   const problems: string[] = [];
-  if (!spec.runId || !/^[A-Za-z0-9_.:-]+$/.test(spec.runId)) problems.push(`runId ${JSON.stringify(spec.runId)} (letters, digits, _.:-)`);
+  if (!spec.runId || !/^[A-Za-z0-9_.:-]+$/.test(spec.runId))
+    problems.push(`runId ${JSON.stringify(spec.runId)} (letters, digits, _.:-)`);
   if (!spec.command?.trim()) problems.push('command is empty');
   const l: Partial<SandboxLimits> = spec.limits ?? {};
   for (const k of ['wallSeconds', 'memoryMb', 'cpus', 'pids', 'outputBytes'] as const) {
@@ -160,7 +161,10 @@ export function demultiplex(stream: NodeJS.ReadableStream, stdout: CappedBuffer,
 }
 
 /** Shell convention both backends report: a death by signal n is exit code 128+n, and the signal is named. */
-export function exitAndSignal(code: number | null, signal: NodeJS.Signals | string | null): {
+export function exitAndSignal(
+  code: number | null,
+  signal: NodeJS.Signals | string | null,
+): {
   exitCode: number | null;
   signal: string | null;
 } {

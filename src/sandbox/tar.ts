@@ -73,7 +73,11 @@ function headersFor(
   }
   if (records.length > 0) {
     const body = Buffer.concat(records);
-    out.push(header('PaxHeader', { mode: 0o644, size: body.length, mtime: opts.mtime, typeflag: 'x' }), body, padding(body.length));
+    out.push(
+      header('PaxHeader', { mode: 0o644, size: body.length, mtime: opts.mtime, typeflag: 'x' }),
+      body,
+      padding(body.length),
+    );
   }
   out.push(header(name, { ...opts, linkname }));
   return out;

@@ -32,13 +32,19 @@ describe('freeze policies: final, last-accepted, best-dev', () => {
   });
 
   test.prop([ledgerArb])('final is the maximum round number', (l) => {
-    if (l.rounds.length === 0) return expect(() => selectFrozenRound(l, 'final')).toThrow(NoQualifyingRoundError);
+    if (l.rounds.length === 0) {
+      expect(() => selectFrozenRound(l, 'final')).toThrow(NoQualifyingRoundError);
+      return;
+    }
     expect(selectFrozenRound(l, 'final').round).toBe(Math.max(...l.rounds.map((x) => x.round)));
   });
 
   test.prop([ledgerArb])('last-accepted is accepted and no accepted round comes after it', (l) => {
     const accepted = l.rounds.filter((x) => x.accepted);
-    if (accepted.length === 0) return expect(() => selectFrozenRound(l, 'last-accepted')).toThrow(NoQualifyingRoundError);
+    if (accepted.length === 0) {
+      expect(() => selectFrozenRound(l, 'last-accepted')).toThrow(NoQualifyingRoundError);
+      return;
+    }
     const chosen = selectFrozenRound(l, 'last-accepted');
     expect(chosen.accepted).toBe(true);
     expect(accepted.every((x) => x.round <= chosen.round)).toBe(true);
@@ -46,7 +52,10 @@ describe('freeze policies: final, last-accepted, best-dev', () => {
 
   test.prop([ledgerArb])('best-dev has a dev mean no round exceeds', (l) => {
     const scored = l.rounds.filter((x) => x.devMean !== null);
-    if (scored.length === 0) return expect(() => selectFrozenRound(l, 'best-dev')).toThrow(NoQualifyingRoundError);
+    if (scored.length === 0) {
+      expect(() => selectFrozenRound(l, 'best-dev')).toThrow(NoQualifyingRoundError);
+      return;
+    }
     const chosen = selectFrozenRound(l, 'best-dev');
     expect(chosen.devMean).not.toBeNull();
     expect(scored.every((x) => (x.devMean as number) <= (chosen.devMean as number))).toBe(true);

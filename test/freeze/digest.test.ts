@@ -28,7 +28,11 @@ const name = fc.stringMatching(/^[a-zA-Z0-9_-]{1,6}$/).map((s) => `${s}.f`);
 const dirPrefix = fc.constantFrom('', 'sub/', 'sub/deep/', 'other dir/');
 const mode = fc.constantFrom(0o644, 0o755, 0o600, 0o444);
 const files = fc.uniqueArray(
-  fc.record({ path: fc.tuple(dirPrefix, name).map(([d, n]) => d + n), content: fc.uint8Array({ maxLength: 64 }), mode }),
+  fc.record({
+    path: fc.tuple(dirPrefix, name).map(([d, n]) => d + n),
+    content: fc.uint8Array({ maxLength: 64 }),
+    mode,
+  }),
   { minLength: 1, maxLength: 8, selector: (f) => f.path },
 );
 

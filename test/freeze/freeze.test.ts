@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import freezeCommand from '../../src/cli/commands/freeze.js';
-import {
-  FreezeMismatchError,
-  readFreeze,
-  treeDigest,
-  verifyFreeze,
-  writeFreeze,
-} from '../../src/freeze/index.js';
+import { FreezeMismatchError, readFreeze, treeDigest, verifyFreeze, writeFreeze } from '../../src/freeze/index.js';
 
 let root: string;
 let delivery: string;

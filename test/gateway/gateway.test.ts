@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -282,6 +283,101 @@ describe('gateway over its Unix socket', () => {
       classification: 'provider_failure',
       error: 'stream_truncated',
     });
+  });
+
+  test('an upstream that goes silent mid-stream: transport_failure, truncated, error event to the client', async () => {
+    await setup([{ content: 'slow words here', stream: { delayMs: 400 } }], { timeoutMs: 150 });
+    const c = gw.registerCase({ caseId: 'silent', trial: 1, budgets });
+    const r = await request(sock(), 'POST', '/v1/chat/completions', chat('s', { stream: true }), {
+      authorization: `Bearer ${c.token}`,
+    });
+    expect(r.body).toContain('upstream_timeout');
+    expect(r.complete).toBe(false);
+    expect(gw.ledgerFor('silent', 1)[0]).toMatchObject({
+      classification: 'transport_failure',
+      error: 'upstream_timeout',
+      truncated: true,
+    });
+  });
+
+  test('a truncated responses-API stream (no response.completed) is flagged too', async () => {
+    await setup([{ content: 'one two three four', truncate: true }]);
+    const c = gw.registerCase({ caseId: 'rtrunc', trial: 1, budgets });
+    const r = await request(
+      sock(),
+      'POST',
+      '/v1/responses',
+      { model: 'x', input: 'q', stream: true },
+      {
+        authorization: `Bearer ${c.token}`,
+      },
+    );
+    expect(r.body).toContain('response.output_text.delta');
+    expect(r.body).toContain('stream_truncated');
+    expect(gw.ledgerFor('rtrunc', 1)[0]).toMatchObject({
+      endpoint: 'responses',
+      truncated: true,
+      classification: 'provider_failure',
+    });
+  });
+
+  test('a caller hanging up mid-stream aborts the upstream call and is ledgered client_aborted', async () => {
+    await setup([{ content: 'a b c d e f g h', stream: { delayMs: 100 } }]);
+    const c = gw.registerCase({ caseId: 'hangup', trial: 1, budgets });
+    await new Promise<void>((resolve) => {
+      const req = http.request(
+        {
+          socketPath: gw.socketPath,
+          method: 'POST',
+          path: '/v1/chat/completions',
+          headers: { authorization: `Bearer ${c.token}` },
+        },
+        (r) => {
+          r.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {});
+      req.end(JSON.stringify(chat('s', { stream: true })));
+    });
+    for (let i = 0; i < 50 && gw.ledgerFor('hangup', 1).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(gw.ledgerFor('hangup', 1)[0]).toMatchObject({
+      classification: 'candidate_request_error',
+      error: 'client_aborted',
+    });
+  });
+
+  test('concurrent calls never exceed the call budget', async () => {
+    await setup([{ content: 'x', delayMs: 20 }]);
+    const c = gw.registerCase({ caseId: 'burst', trial: 1, budgets: { calls: 5, tokens: null, wallSeconds: null } });
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        request(sock(), 'POST', '/v1/chat/completions', chat(), { authorization: `Bearer ${c.token}` }),
+      ),
+    );
+    expect(all.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(all.filter((r) => r.status === 429)).toHaveLength(15);
+    expect(stub.requests).toHaveLength(5);
+    expect(readLedger(gw.ledgerDir, 'burst', 1)).toHaveLength(20);
+  });
+
+  test('case ids that are not file-name safe still get their own ledger; close() does not wait on a hanging call', async () => {
+    await setup([{ hang: true }], { timeoutMs: 60_000 });
+    const c = gw.registerCase({ caseId: '../weird/id', trial: 2, budgets });
+    const pending = request(sock(), 'POST', '/v1/chat/completions', chat(), {
+      authorization: `Bearer ${c.token}`,
+    }).catch((e) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = performance.now();
+    await gw.close();
+    expect(performance.now() - t0).toBeLessThan(2000);
+    await pending;
+    const l = readLedger(gw.ledgerDir, '../weird/id', 2);
+    expect(l).toHaveLength(1);
+    expect(l[0]!.case).toBe('../weird/id');
+    expect(readFileSync(join(gw.ledgerDir, '.._weird_id.2.jsonl'), 'utf8')).toContain('gateway_closed');
   });
 
   test('no upstream configured: 503 no_model_configured naming the variable', async () => {

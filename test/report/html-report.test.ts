@@ -122,21 +122,22 @@ describe('index.html in headless Chromium', () => {
     expect(await drill.locator('pre.stderr').textContent()).toBe(HOSTILE);
     expect(await drill.locator('.item .evidence').textContent()).toBe(`output said ${HOSTILE}`);
     await expect(page.locator('#drilldown img, #drilldown script').count()).resolves.toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(pageErrors).toEqual([]);
   });
 
   test('the embedded data unpacks to the summary, and junit.xml is well-formed XML', async () => {
     const embedded = await page.evaluate(() =>
-      (window as unknown as { heldoutSummary: () => unknown }).heldoutSummary(),
+      (globalThis as unknown as { heldoutSummary: () => unknown }).heldoutSummary(),
     );
     expect(embedded).toEqual(JSON.parse(JSON.stringify(summary)));
     const parsed = await page.evaluate((xml) => {
-      const doc = new DOMParser().parseFromString(xml, 'application/xml');
+      // Runs in the page: the DOM lib is not in this project's types.
+      const doc = new (globalThis as any).DOMParser().parseFromString(xml, 'application/xml');
       return {
         error: doc.getElementsByTagName('parsererror').length,
         cases: doc.getElementsByTagName('testcase').length,
-        hostile: doc.querySelector('testcase[name="c-hostile #1"] failure')?.textContent ?? '',
+        hostile: (doc.querySelector('testcase[name="c-hostile #1"] failure')?.textContent ?? '') as string,
       };
     }, junit);
     expect(parsed.error).toBe(0);

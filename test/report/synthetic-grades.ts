@@ -1,4 +1,4 @@
-import type { CaseGrade } from '../../src/grading/types.js';
+import type { CaseGrade } from '../../src/grading/index.js';
 
 /** Builds a CaseGrade with plausible defaults: a graded, passing case with two dimensions. */
 export function grade(over: Partial<CaseGrade> & { id: string }): CaseGrade {

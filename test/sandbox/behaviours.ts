@@ -11,7 +11,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { treeDigest } from '../../src/freeze/index.js';
 import { gateFromExecution, type SandboxBackend } from '../../src/sandbox/index.js';
-import { buildSandboxModule, execFileP, FIXTURES, hostAddresses, LIMITS, makeCase, runId, scratch, spec } from './helpers.js';
+import {
+  buildSandboxModule,
+  execFileP,
+  FIXTURES,
+  hostAddresses,
+  LIMITS,
+  makeCase,
+  runId,
+  scratch,
+  spec,
+} from './helpers.js';
 
 export interface Enforcement {
   /** null: enforced; a string: why this backend cannot enforce it here (the test is skipped with that reason). */
@@ -20,12 +30,18 @@ export interface Enforcement {
   network: string | null;
   writeProtection: string | null;
   caseIsolation: string | null;
-  /** Leftover detection after SIGINT/SIGKILL of the runner. */
-  teardown: string | null;
+  /** Nothing left after SIGINT of the runner. */
+  sigint: string | null;
+  /** What a SIGKILLed runner left is found and removed by gc. */
+  sigkillGc: string | null;
 }
 
 export interface BehaviourOptions {
   name: 'docker' | 'process';
+  /** Distinguishes suites of the same backend (e.g. a degraded process backend). */
+  variant?: string;
+  /** Process backend: capability overrides, also handed to the SIGINT child. */
+  processCapabilities?: Record<string, unknown>;
   backend: () => SandboxBackend;
   enforcement: Enforcement;
   /** Docker: lists containers of a run id through the docker CLI (the acceptance criterion's own words). */
@@ -69,7 +85,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       }),
     );
 
-  describe(`${o.name} backend: acceptance behaviours`, () => {
+  describe(`${o.name} backend${o.variant ? ` (${o.variant})` : ''}: acceptance behaviours`, () => {
     test('a correct delivery produces its outputs', async () => {
       const out = outDir();
       const x = await run({
@@ -122,7 +138,11 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
 
     test('an endless loop is a timeout, killed within the limit plus 2 s', async () => {
       const wallSeconds = 3;
-      const x = await run({ delivery: 'endless-loop', command: 'python run_agent.py', limits: { ...LIMITS, wallSeconds } });
+      const x = await run({
+        delivery: 'endless-loop',
+        command: 'python run_agent.py',
+        limits: { ...LIMITS, wallSeconds },
+      });
       expect(x.timedOut).toBe(true);
       expect(gateFromExecution(x)).toBe('timeout');
       expect(x.wallMs).toBeGreaterThanOrEqual(wallSeconds * 1000 - 50);
@@ -178,11 +198,11 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
         const x = await run({
           delivery: 'network-attempt',
           command: 'python connect.py',
-          env: { TARGETS: [...hosts.map((h) => `${h}:${port}`), `1.1.1.1:53`].join(',') },
+          // only this host's own addresses: a failing sandbox must not send traffic anywhere else
+          env: { TARGETS: hosts.map((h) => `${h}:${port}`).join(',') },
         });
         expect(x.stdout).not.toContain('reached');
         expect(x.stdout).toContain(`blocked 127.0.0.1:${port}`);
-        expect(x.stdout).toContain('blocked dns');
         expect(x.exitCode).toBe(0);
       } finally {
         server.close();
@@ -199,32 +219,37 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       expect(await treeDigest(dir)).toBe(before);
     });
 
-    test.skipIf(e.caseIsolation)(label("another case's input (and any truth) is not reachable", e.caseIsolation), async () => {
-      const cases = join(s.root, 'isolation-cases');
-      const a = await makeCase(cases, 'a', 'secret-A-content\n', { truth: '{"t": "TRUTH-A"}' });
-      const b = await makeCase(cases, 'b', 'case B\n', { truth: '{"t": "TRUTH-B"}', assets: { 'note.txt': 'note-b\n' } });
-      const out = outDir();
-      const x = await run({
-        delivery: 'read-other-case',
-        inputPath: b.inputPath,
-        assetsDir: b.assetsDir,
-        outputDir: out,
-        command: 'python peek.py {input} {output}',
-        env: { PEEK: [a.inputPath, join(a.dir, 'truth.json'), join(b.dir, 'truth.json'), a.dir].join(',') },
-      });
-      expect(x.exitCode).toBe(0);
-      const report = JSON.parse(await readFile(join(out, 'found.json'), 'utf8'));
-      expect(report.own).toBe('case B');
-      expect(report.listing).toEqual(['assets', 'input.md']);
-      const seen = JSON.stringify(report.found);
-      expect(seen).not.toContain('secret-A');
-      expect(seen).not.toContain('TRUTH');
-      expect(Object.values(report.found)).toEqual(['note-b']);
-    });
+    test.skipIf(e.caseIsolation)(
+      label("another case's input (and any truth) is not reachable", e.caseIsolation),
+      async () => {
+        const cases = join(s.root, 'isolation-cases');
+        const a = await makeCase(cases, 'a', 'secret-A-content\n', { truth: '{"t": "TRUTH-A"}' });
+        const b = await makeCase(cases, 'b', 'case B\n', {
+          truth: '{"t": "TRUTH-B"}',
+          assets: { 'note.txt': 'note-b\n' },
+        });
+        const out = outDir();
+        const x = await run({
+          delivery: 'read-other-case',
+          inputPath: b.inputPath,
+          assetsDir: b.assetsDir,
+          outputDir: out,
+          command: 'python peek.py {input} {output}',
+          env: { PEEK: [a.inputPath, join(a.dir, 'truth.json'), join(b.dir, 'truth.json'), a.dir].join(',') },
+        });
+        expect(x.exitCode).toBe(0);
+        const report = JSON.parse(await readFile(join(out, 'found.json'), 'utf8'));
+        expect(report.own).toBe('case B');
+        expect(report.listing).toEqual(['assets', 'input.md']);
+        const seen = JSON.stringify(report.found);
+        expect(seen).not.toContain('secret-A');
+        expect(seen).not.toContain('TRUTH');
+        expect(Object.values(report.found)).toEqual(['note-b']);
+      },
+    );
 
     test('100 MB on stdout is capped and the run goes on', async () => {
       const cap = 1024 * 1024;
-      const t0 = Date.now();
       const x = await run({
         delivery: 'big-stdout',
         command: 'python flood.py 100 {output}',
@@ -236,7 +261,6 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       expect(x.stderrTruncated).toBe(false);
       expect(x.stderr.length).toBe(cap);
       expect(x.outputs).toEqual(['done.txt']);
-      expect(Date.now() - t0).toBeLessThan(30_000);
     });
 
     describe('the model gateway through a Unix socket', () => {
@@ -249,7 +273,14 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
         socketPath = join(dir, 'gateway.sock');
         server = http.createServer((req, res) => {
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ object: 'list', data: [{ id: 'stub-model' }], path: req.url, auth: req.headers.authorization }));
+          res.end(
+            JSON.stringify({
+              object: 'list',
+              data: [{ id: 'stub-model' }],
+              path: req.url,
+              auth: req.headers.authorization,
+            }),
+          );
         });
         await new Promise<void>((r) => server.listen(socketPath, r));
         await chmod(socketPath, 0o666);
@@ -291,7 +322,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
     describe('teardown', () => {
       let modulePath: string;
       beforeAll(async () => {
-        modulePath = await buildSandboxModule(o.name);
+        modulePath = await buildSandboxModule(`${o.name}${o.variant ? `-${o.variant}` : ''}`);
       }, 60_000);
 
       async function startChild(id: string, marker: string) {
@@ -305,9 +336,13 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
           limits: { ...LIMITS, wallSeconds: 120 },
         });
         await mkdir(caseSpec.outputDir, { recursive: true });
-        const child = spawn(process.execPath, [join(FIXTURES, 'sigint-child.mjs'), modulePath, o.name, JSON.stringify(caseSpec)], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          process.execPath,
+          [join(FIXTURES, 'sigint-child.mjs'), modulePath, o.name, JSON.stringify(caseSpec)],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let out = '';
         let err = '';
         child.stdout.on('data', (b) => {
@@ -328,7 +363,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
         return { child, exited, output: () => out + err };
       }
 
-      test.skipIf(e.teardown)(label('SIGINT in the middle of a run leaves nothing behind', e.teardown), async () => {
+      test.skipIf(e.sigint)(label('SIGINT in the middle of a run leaves nothing behind', e.sigint), async () => {
         const id = runId('sigint');
         const marker = `60.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}1`;
         const c = await startChild(id, marker);
@@ -339,7 +374,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
         expect(await o.leftovers(id, marker)).toEqual([]);
       });
 
-      test.skipIf(e.teardown)(label('gc cleans up after the runner is SIGKILLed', e.teardown), async () => {
+      test.skipIf(e.sigkillGc)(label('gc cleans up after the runner is SIGKILLed', e.sigkillGc), async () => {
         const id = runId('sigkill');
         const marker = `60.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}2`;
         const c = await startChild(id, marker);

@@ -3,13 +3,7 @@
  * whole file is skipped and says so.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import {
-  dockerBackend,
-  engineAnswers,
-  ensureRuntimeImage,
-  gc,
-  RUNTIME_IMAGE,
-} from '../../src/sandbox/index.js';
+import { dockerBackend, engineAnswers, ensureRuntimeImage, gc, RUNTIME_IMAGE } from '../../src/sandbox/index.js';
 import { sandboxBehaviours } from './behaviours.js';
 import { execFileP, LIMITS, makeCase, scratch, spec } from './helpers.js';
 
@@ -29,7 +23,14 @@ describe.skipIf(!engine)(engine ? 'docker sandbox' : 'docker sandbox — skipped
   sandboxBehaviours({
     name: 'docker',
     backend: () => dockerBackend,
-    enforcement: { memory: null, pids: null, network: null, writeProtection: null, caseIsolation: null, teardown: null },
+    enforcement: {
+      memory: null,
+      pids: null,
+      network: null,
+      writeProtection: null,
+      caseIsolation: null,
+      teardown: null,
+    },
     leftovers: (id) => dockerPs(id),
     survivesSigkill: true,
     gc: async (id) => {
@@ -108,7 +109,13 @@ describe.skipIf(!engine)(engine ? 'docker sandbox' : 'docker sandbox — skipped
         const c = await makeCase(`${s.root}/cases`, 'c', 'x');
         await expect(
           dockerBackend.run(
-            spec({ image: 'heldout/does-not-exist:0', command: 'true', deliveryDir: s.delivery('ok'), inputPath: c.inputPath, outputDir: `${s.root}/out` }),
+            spec({
+              image: 'heldout/does-not-exist:0',
+              command: 'true',
+              deliveryDir: s.delivery('ok'),
+              inputPath: c.inputPath,
+              outputDir: `${s.root}/out`,
+            }),
           ),
         ).rejects.toThrow(/not on this engine/);
       } finally {

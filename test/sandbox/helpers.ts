@@ -12,7 +12,9 @@ export const FIXTURES = join(REPO, 'fixtures/sandbox');
 export const LIMITS: SandboxLimits = { wallSeconds: 30, memoryMb: 512, cpus: 1, pids: 128, outputBytes: 1024 * 1024 };
 
 /** A world-readable scratch root with a copy of every fixture delivery (tests never run the repo's own files). */
-export async function scratch(label: string): Promise<{ root: string; delivery: (name: string) => string; cleanup: () => Promise<void> }> {
+export async function scratch(
+  label: string,
+): Promise<{ root: string; delivery: (name: string) => string; cleanup: () => Promise<void> }> {
   const root = await mkdtemp(join(os.tmpdir(), `heldout-sbx-${label}-`));
   await chmod(root, 0o755);
   await cp(FIXTURES, join(root, 'deliveries'), { recursive: true });
@@ -54,7 +56,9 @@ export function runId(label: string): string {
   return `t-${label}-${process.pid}-${Date.now().toString(36)}-${seq++}`;
 }
 
-export function spec(partial: Partial<SandboxSpec> & Pick<SandboxSpec, 'command' | 'deliveryDir' | 'inputPath' | 'outputDir'>): SandboxSpec {
+export function spec(
+  partial: Partial<SandboxSpec> & Pick<SandboxSpec, 'command' | 'deliveryDir' | 'inputPath' | 'outputDir'>,
+): SandboxSpec {
   return {
     runId: partial.runId ?? runId('x'),
     caseId: 'case',

@@ -2,6 +2,16 @@ import { CommissionError } from '../../commission/index.js';
 import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
 
+async function onStderr<T>(fn: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    return await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
 export default defineCommand({
   name: 'dev',
   summary: 'one development round on the dev cases, with feedback; recorded in the round ledger',
@@ -47,7 +57,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const json = Boolean(values.json);
     let r: Awaited<ReturnType<typeof runDevRound>>;
     try {
-      r = await runDevRound({
+      const round = () => runDevRound({
         commission: positionals[0],
         delivery,
         ledger: values.ledger as string | undefined,
@@ -57,6 +67,8 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
         concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
         reporters: json ? [] : ((values.reporter as string[] | undefined) ?? []),
       });
+      // The run's own reporter prints its table on stdout; under --json stdout carries the one JSON document only.
+      r = json ? await onStderr(round) : await round();
     } catch (err) {
       if (err instanceof DevRoundError || err instanceof CommissionError) throw new UsageError(err.message);
       throw err;

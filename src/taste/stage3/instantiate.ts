@@ -1,0 +1,129 @@
+import { createEnvironment, type Tau2Domain, type Tau2Task } from '../../domains/index.js';
+import { Rng } from '../prng.js';
+import { airlineInstantiator } from './airline-walk.js';
+import { retailInstantiator } from './retail-walk.js';
+import { scenarioFromNotes } from './templates.js';
+import {
+  type DomainInstantiator,
+  type InstantiateOptions,
+  type InstantiateOutcome,
+  type ScenarioNotes,
+  Unfit,
+  type WalkContext,
+} from './types.js';
+
+/** Domains with a programmatic instantiator. */
+export const instantiators: Record<string, DomainInstantiator> = {
+  airline: airlineInstantiator,
+  retail: retailInstantiator,
+};
+
+const parsedBase = new WeakMap<Tau2Domain, Record<string, any>>();
+/** The domain's initial database, parsed once and shared read-only by every search. */
+export function baseDb(domain: Tau2Domain): Record<string, any> {
+  let db = parsedBase.get(domain);
+  if (!db) {
+    db = JSON.parse(domain.dbText) as Record<string, any>;
+    parsedBase.set(domain, db);
+  }
+  return db;
+}
+
+function emptyNotes(): ScenarioNotes {
+  return { known: [], unknown: [], intents: [], communicate: [], purpose: [] };
+}
+
+/**
+ * Programmatic instantiation of a medoid tool sequence (the offline path of DESIGN §11 stage 3): tries seeded
+ * subjects (users) one after another; for each, walks the sequence on a fresh environment, keeping for every call
+ * the first candidate argument set that executes without a tool error, so later calls see earlier results. Gives up
+ * after `maxRetries` subjects with the most frequent reason. Deterministic for a seed.
+ */
+export function instantiateSequence(
+  domain: Tau2Domain,
+  sequence: string[],
+  options: InstantiateOptions = {},
+): InstantiateOutcome {
+  const inst = instantiators[domain.name];
+  if (!inst) return { ok: false, reason: `no programmatic instantiator for domain ${domain.name}`, attempts: 0 };
+  if (sequence.length === 0) return { ok: false, reason: 'empty sequence', attempts: 0 };
+  const known = new Set(domain.tools.map((t) => t.name));
+  const unknownTool = sequence.find((t) => !known.has(t));
+  if (unknownTool) return { ok: false, reason: `tool ${unknownTool} is not in the domain`, attempts: 0 };
+  const base = baseDb(domain);
+  const rng = new Rng(`${options.seed ?? 0}:instantiate:${sequence.join(',')}`);
+  const maxRetries = options.maxRetries ?? 12;
+  const subjects = inst.subjects(base, sequence, rng).slice(0, maxRetries);
+  if (!subjects.length) return { ok: false, reason: 'no entity in the database fits the sequence', attempts: 0 };
+  const reasons = new Map<string, number>();
+  let attempts = 0;
+  for (const subject of subjects) {
+    attempts++;
+    const ctx: WalkContext = {
+      domain,
+      env: createEnvironment(domain),
+      base,
+      rng: rng.fork(subject),
+      sequence,
+      calls: [],
+      notes: emptyNotes(),
+    };
+    try {
+      const walk = inst.begin(ctx, subject);
+      for (let i = 0; i < sequence.length; i++) {
+        const tried: string[] = [];
+        let done = false;
+        for (const args of walk.candidates(i).slice(0, 40)) {
+          const r = ctx.env.call(sequence[i], args);
+          if (!r.ok) {
+            tried.push(r.error);
+            continue;
+          }
+          ctx.calls.push({ name: sequence[i], arguments: args, result: r.result });
+          walk.accept(i, args, r.result);
+          done = true;
+          break;
+        }
+        if (!done) throw new Unfit(sequence[i], i, `every candidate failed (${tried[0] ?? 'no candidate'})`);
+      }
+      walk.finish();
+      return { ok: true, task: assembleTask(domain, ctx, subject, options.id ?? 'generated'), subject, attempts };
+    } catch (err) {
+      if (!(err instanceof Unfit)) throw err;
+      // Group reasons by tool and cause, without entity ids, so the report names the real obstacle.
+      const key = err.message.replace(/user \S+/g, 'user').replace(/\b[A-Z0-9]{6}\b/g, 'X');
+      reasons.set(key, (reasons.get(key) ?? 0) + 1);
+    }
+  }
+  const [reason] = [...reasons.entries()].sort((a, b) => b[1] - a[1])[0];
+  return { ok: false, reason, attempts };
+}
+
+function assembleTask(domain: Tau2Domain, ctx: WalkContext, subject: string, id: string): Tau2Task {
+  const writes = ctx.calls.filter((c) => ctx.env.isWriteTool(c.name)).length;
+  const communicate = [...new Set(ctx.notes.communicate.filter((s) => s.trim() !== ''))];
+  return {
+    id,
+    description: {
+      purpose: `Generated (TASTE stage 3) from the sequence ${ctx.sequence.join(' → ')}: ${
+        [...new Set(ctx.notes.purpose)].join(', ') || 'information requests'
+      } for ${subject}.`,
+      relevant_policies: null,
+      notes: `${ctx.calls.length} gold calls, ${writes} of them writes.`,
+    },
+    user_scenario: { persona: null, instructions: scenarioFromNotes(domain.name, ctx.notes) },
+    initial_state: null,
+    evaluation_criteria: {
+      actions: ctx.calls.map((c, k) => ({
+        action_id: `${id}_${k}`,
+        requestor: 'assistant',
+        name: c.name,
+        arguments: c.arguments,
+        compare_args: null,
+      })),
+      communicate_info: communicate,
+      nl_assertions: null,
+      reward_basis: communicate.length ? ['DB', 'COMMUNICATE'] : ['DB'],
+    },
+  };
+}
