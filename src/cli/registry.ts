@@ -8,6 +8,7 @@ const modules: (() => Promise<{ default: Command }>)[] = [
   () => import('./commands/validate.js'),
   () => import('./commands/run.js'),
   () => import('./commands/demo.js'),
+  () => import('./commands/dev.js'),
   () => import('./commands/freeze.js'),
   () => import('./commands/gc.js'),
   () => import('./commands/image-build.js'),

@@ -83,6 +83,17 @@ export const optimizationSchema = z
   })
   .strict();
 
+export const toolAgentSchema = z
+  .object({
+    /** A τ²-bench domain directory (tools.json, policy, db), relative to the commission directory or absolute. */
+    domain: z.string().min(1),
+    /** The simulated user: `scripted` (offline, deterministic) or `llm` (through the gateway's user role). */
+    user: z.enum(['scripted', 'llm']).default('scripted'),
+    maxSteps: z.number().int().positive().default(30),
+    maxErrors: z.number().int().positive().default(10),
+  })
+  .strict();
+
 export const commissionSchema = z
   .object({
     id: idSchema,
@@ -106,11 +117,16 @@ export const commissionSchema = z
       .default({ required: false }),
     editing: editingSchema.optional(),
     optimization: optimizationSchema.optional(),
+    /** tool-agent: the τ-bench shape; each case's truth.json is the τ² task (DESIGN §1, §5). */
+    toolAgent: toolAgentSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
     if (c.family === 'editing' && !c.editing) {
       ctx.addIssue({ code: 'custom', path: ['editing'], message: 'required when family is editing' });
+    }
+    if (c.family === 'tool-agent' && !c.toolAgent) {
+      ctx.addIssue({ code: 'custom', path: ['toolAgent'], message: 'required when family is tool-agent' });
     }
     if (c.family === 'optimization' && !c.optimization) {
       ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });

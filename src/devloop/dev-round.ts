@@ -87,7 +87,8 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
     ['the round ledger', ledgerPath],
     ['the report directory', out],
   ] as const) {
-    if (inside(delivery, p)) throw new DevRoundError(`${what} ${p} lies inside the delivery ${delivery}; put it outside (--ledger / --out)`);
+    if (inside(delivery, p))
+      throw new DevRoundError(`${what} ${p} lies inside the delivery ${delivery}; put it outside (--ledger / --out)`);
   }
 
   let ledger = await readLedger(ledgerPath, id).catch((err: Error) => {
@@ -95,10 +96,22 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
   });
   const digest = await treeDigest(delivery);
   const admission = admitRound(ledger, digest, budget);
-  if (admission.kind === 'refused') return { status: 'refused', commission: id, budget, digest, ledgerPath, reason: admission.reason };
+  if (admission.kind === 'refused')
+    return { status: 'refused', commission: id, budget, digest, ledgerPath, reason: admission.reason };
 
   const run = await runHeldout(
-    { commissions: [commissionDir], delivery, split: 'dev', sandbox: options.sandbox, out, trials: options.trials, concurrency: options.concurrency },
+    {
+      commissions: [commissionDir],
+      delivery,
+      split: 'dev',
+      sandbox: options.sandbox,
+      out,
+      trials: options.trials,
+      concurrency: options.concurrency,
+      // A development round runs whatever the builder submits now; freezing comes after the rounds.
+      freeze: false,
+      table: false,
+    },
     { reporters: options.reporters?.length ? options.reporters : [quietReporter()] },
   );
   const summary = run.summary?.commissions.find((c) => c.split === 'dev');
@@ -106,7 +119,9 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
     throw new Error(`${id}: no dev case ran (run again with --reporter default to see Vitest's errors)`);
   }
   if (summary.delivery.digest !== digest) {
-    throw new DevRoundError(`the delivery changed while the round was starting (digest ${digest} before, ${summary.delivery.digest} at the run)`);
+    throw new DevRoundError(
+      `the delivery changed while the round was starting (digest ${digest} before, ${summary.delivery.digest} at the run)`,
+    );
   }
 
   const entry = roundEntryFromSummary(summary, digest, now());
@@ -117,7 +132,8 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
     if (!o.refused) await writeLedger(ledgerPath, o.ledger);
     return o;
   });
-  if (outcome.refused) return { status: 'refused', commission: id, budget, digest, ledgerPath, reason: outcome.refused };
+  if (outcome.refused)
+    return { status: 'refused', commission: id, budget, digest, ledgerPath, reason: outcome.refused };
   return {
     status: 'ran',
     commission: id,

@@ -2,7 +2,8 @@
 import type { CaseSummary, CommissionSummary } from '../report/index.js';
 import type { Admission, RecordOutcome } from './types.js';
 
-const num = (x: number | null | undefined) => (x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(1));
+const num = (x: number | null | undefined) =>
+  x === null || x === undefined ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(1);
 const clip = (s: string, n = 300) => (s.length > n ? `${s.slice(0, n)}…` : s);
 
 /** `sha256:` plus the first 12 hex digits. */
@@ -12,13 +13,19 @@ export function shortDigest(digest: string): string {
 
 /** Feedback for one case × trial: score, gate, dimension scores, what fell short and why. */
 export function caseFeedback(k: CaseSummary, minResult: number): string[] {
-  const verdict = k.passed ? 'passed' : k.status === 'graded' ? `not passed (pass rule: Result ≥ ${minResult})` : k.status;
+  const verdict = k.passed
+    ? 'passed'
+    : k.status === 'graded'
+      ? `not passed (pass rule: Result ≥ ${minResult})`
+      : k.status;
   const lines = [`${k.id}${k.trial > 1 ? ` (trial ${k.trial})` : ''}: ${num(k.result)} — ${verdict}`];
   if (k.gate) lines.push(`  gate ${k.gate} failed${k.reason ? `: ${clip(k.reason)}` : ''}`);
   else if (k.reason) lines.push(`  ${k.status}: ${clip(k.reason)}`);
   const dims = Object.entries(k.dimensions);
   if (dims.length) {
-    lines.push(`  ${dims.map(([id, d]) => `${id} ${num(d.score)}/${num(d.max)}${d.cap !== null ? ` (cap ${num(d.cap)})` : ''}`).join(' · ')}`);
+    lines.push(
+      `  ${dims.map(([id, d]) => `${id} ${num(d.score)}/${num(d.max)}${d.cap !== null ? ` (cap ${num(d.cap)})` : ''}`).join(' · ')}`,
+    );
   }
   for (const [dim, items] of Object.entries(k.items ?? {})) {
     for (const it of items) {
@@ -38,7 +45,8 @@ export function caseFeedback(k: CaseSummary, minResult: number): string[] {
     if (k.judge.assessment) lines.push(`  judge: ${clip(k.judge.assessment)}`);
   }
   for (const c of k.claimsContradicted ?? []) lines.push(`  claim contradicted: ${clip(c)}`);
-  if (!k.passed && k.stderrTail) lines.push(`  stderr (tail): ${clip(k.stderrTail.trim().split('\n').slice(-3).join(' ⏎ '))}`);
+  if (!k.passed && k.stderrTail)
+    lines.push(`  stderr (tail): ${clip(k.stderrTail.trim().split('\n').slice(-3).join(' ⏎ '))}`);
   return lines;
 }
 

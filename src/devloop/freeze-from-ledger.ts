@@ -35,7 +35,9 @@ export interface FreezeFromLedgerOptions {
  * digest, and writes freeze.json with the policy and round number. Throws NoQualifyingRoundError when no round
  * qualifies and RoundDigestMismatchError (naming both digests) when the tree on disk is another one.
  */
-export async function freezeFromLedger(options: FreezeFromLedgerOptions): Promise<{ manifest: FreezeManifest; round: Round }> {
+export async function freezeFromLedger(
+  options: FreezeFromLedgerOptions,
+): Promise<{ manifest: FreezeManifest; round: Round }> {
   const ledger = await readLedger(options.ledgerPath);
   const round = selectFrozenRound(ledger, options.policy);
   const deliveryDir = resolve(options.deliveryDir);

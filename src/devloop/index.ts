@@ -1,4 +1,4 @@
-export { type DevRoundOptions, DevRoundError, type DevRoundResult, runDevRound } from './dev-round.js';
+export { DevRoundError, type DevRoundOptions, type DevRoundResult, runDevRound } from './dev-round.js';
 export { caseFeedback, roundFeedback, roundLine, shortDigest } from './feedback.js';
 export { type FreezeFromLedgerOptions, freezeFromLedger, RoundDigestMismatchError } from './freeze-from-ledger.js';
 export { admitRound, emptyLedger, recordRound, roundWithDigest } from './ledger.js';

@@ -19,7 +19,10 @@ export class NoQualifyingRoundError extends Error {
  * Picks the round to freeze under `policy`. Depends only on round numbers, never on the order of `ledger.rounds`.
  * Throws NoQualifyingRoundError naming the policy and why no round qualifies.
  */
-export function selectFrozenRound(ledger: Pick<Ledger, 'rounds'> & { commission?: string }, policy: FreezePolicy): Round {
+export function selectFrozenRound(
+  ledger: Pick<Ledger, 'rounds'> & { commission?: string },
+  policy: FreezePolicy,
+): Round {
   const rounds = [...ledger.rounds].sort((a, b) => a.round - b.round);
   const of = ledger.commission ? ` of ${ledger.commission}` : '';
   if (rounds.length === 0) {

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CaseRef, Commission, Split } from '../commission/index.js';
@@ -28,6 +28,8 @@ export interface RunSessionOptions {
   sandbox: SuitePlan['sandbox'];
   concurrency: number;
   judgeCache: string | false;
+  /** Reuse the recorded verdicts of an earlier run into the same `out` (same delivery digest), rerunning infra errors. */
+  resume?: boolean;
 }
 
 interface Prepared {
@@ -172,9 +174,29 @@ export class RunSession {
     const delivery = prepared.ref;
     const cfg = commission.config;
     const outputDir = path.join(this.options.out, 'cases', cfg.id, delivery.label, split, `${caseRef.id}-t${trial}`);
+    const record = `${outputDir}.meta.json`;
+    if (this.options.resume) {
+      const previous = readRecord(record);
+      // Resuming keeps every verdict of the same delivery except infrastructure losses, which run again.
+      if (previous && previous.delivery.digest === delivery.digest && previous.grade.status !== 'infra-error') {
+        return { ...previous, runId: this.options.runId };
+      }
+    }
     rmSync(outputDir, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
+    const finished = await this.runFresh(args, prepared, outputDir);
+    writeFileSync(record, JSON.stringify(finished));
+    return finished;
+  }
 
+  private async runFresh(
+    args: { commission: Commission; caseRef: CaseRef; split: Split; trial: number },
+    prepared: Prepared,
+    outputDir: string,
+  ): Promise<CaseMeta> {
+    const { commission, caseRef, split, trial } = args;
+    const delivery = prepared.ref;
+    const cfg = commission.config;
     const backend = await this.backend();
     const meta = (grade: CaseGrade, weakerIsolation: string[] = []): CaseMeta => ({
       runId: this.options.runId,
@@ -324,6 +346,15 @@ export class RunSession {
     registry().delete(this.options.runId);
     if (this.gatewayPromise) await (await this.gatewayPromise).close();
     rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
+
+function readRecord(file: string): CaseMeta | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as CaseMeta;
+  } catch {
+    return null;
   }
 }
 

@@ -41,8 +41,18 @@ export interface HeldoutOptions {
   out?: string;
   /** Cases run at once within one commission file (default: the number of cores). */
   concurrency?: number;
-  /** A freeze manifest to hold the delivery to (default `<delivery>.freeze.json` beside it, when present). */
-  freeze?: string;
+  /**
+   * A freeze manifest to hold the delivery to (default `<delivery>.freeze.json` beside it, when present); false
+   * holds it to nothing (development rounds run changing submissions on purpose).
+   */
+  freeze?: string | false;
+  /** Print the per-commission table when the run ends (default true). */
+  table?: boolean;
+  /**
+   * Continue an interrupted run into the same `out`: cases already graded for the same delivery digest keep their
+   * verdicts, cases lost to infrastructure (and cases never reached) run.
+   */
+  resume?: boolean;
   /** Cache judge verdicts here (default `.heldout/judge-cache`); false disables it. */
   judgeCache?: string | false;
 }
@@ -58,6 +68,7 @@ export interface SuitePlan {
   out: string;
   concurrency: number;
   judgeCache: string | false;
+  resume: boolean;
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */

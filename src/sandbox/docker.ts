@@ -15,7 +15,7 @@ import { access, constants as fsConstants, mkdtemp, rm, stat } from 'node:fs/pro
 import os from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { getDocker, engineAnswers, statusOf } from './engine.js';
+import { engineAnswers, getDocker, statusOf } from './engine.js';
 import { ensureRuntimeImage, RUNTIME_IMAGE, SANDBOX_UID } from './image.js';
 import { LABEL, RUN_LABEL, trackContainer, untrackContainer } from './run-registry.js';
 import {
@@ -24,9 +24,9 @@ import {
   demultiplex,
   exitAndSignal,
   fillPlaceholders,
+  gatewayWrapper,
   listOutputs,
   prepareOutputDir,
-  gatewayWrapper,
   stageCase,
   validateSpec,
 } from './staging.js';

@@ -1,21 +1,8 @@
 /** The sandbox part's public face (DESIGN §7). */
-export type {
-  Execution,
-  GatewayAttachment,
-  SandboxBackend,
-  SandboxKind,
-  SandboxLimits,
-  SandboxSpec,
-} from './types.js';
+
 export { createDockerBackend, type DockerBackendOptions, dockerBackend } from './docker.js';
-export {
-  createProcessBackend,
-  type ProcessBackendOptions,
-  type ProcessCapabilities,
-  processBackend,
-  processCapabilities,
-} from './process.js';
-export { resolveSandbox } from './select.js';
+export { engineAnswers, getDocker } from './engine.js';
+export { type ExecutionGate, gateFromExecution } from './gate.js';
 export {
   type BuiltImage,
   buildRuntimeImage,
@@ -27,6 +14,13 @@ export {
   SANDBOX_UID,
 } from './image.js';
 export {
+  createProcessBackend,
+  type ProcessBackendOptions,
+  type ProcessCapabilities,
+  processBackend,
+  processCapabilities,
+} from './process.js';
+export {
   cleanupNow,
   createLimiter,
   type GcResult,
@@ -36,6 +30,13 @@ export {
   liveContainers,
   RUN_LABEL,
 } from './run-registry.js';
-export { type ExecutionGate, gateFromExecution } from './gate.js';
-export { engineAnswers, getDocker } from './engine.js';
+export { resolveSandbox } from './select.js';
 export { CONTAINER_PATHS } from './staging.js';
+export type {
+  Execution,
+  GatewayAttachment,
+  SandboxBackend,
+  SandboxKind,
+  SandboxLimits,
+  SandboxSpec,
+} from './types.js';

@@ -1,6 +1,7 @@
 /** What both backends share: placeholders, case staging, the output directory, capped capture, exit mapping. */
-import { constants as osConstants } from 'node:os';
+
 import { chmod, cp, lstat, mkdir, readdir, stat } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxLimits, SandboxSpec } from './types.js';
 

@@ -20,6 +20,7 @@ export {
   temperatureAt,
   trainSampler,
 } from './sampler.js';
+export * from './stage3/index.js';
 export type * from './types.js';
 export {
   LLM_VALIDATOR_SYSTEM,

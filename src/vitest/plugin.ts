@@ -62,7 +62,14 @@ function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: str
       throw new Error(`heldout: delivery "${label}" for ${id}: ${abs} is not a directory`);
     }
     const freezeGuess = `${abs.replace(/\/$/, '')}.freeze.json`;
-    const freeze = options.freeze ? path.resolve(root, options.freeze) : existsSync(freezeGuess) ? freezeGuess : null;
+    const freeze =
+      options.freeze === false
+        ? null
+        : options.freeze
+          ? path.resolve(root, options.freeze)
+          : existsSync(freezeGuess)
+            ? freezeGuess
+            : null;
     return { label, dir: abs, freeze, role: 'candidate' as const };
   });
 }
@@ -93,6 +100,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         out: out(),
         concurrency: options.concurrency ?? os.availableParallelism(),
         judgeCache: options.judgeCache === undefined ? path.resolve(root, '.heldout/judge-cache') : options.judgeCache,
+        resume: options.resume ?? false,
       };
       plans.set(commissionDir, plan);
     }
@@ -126,7 +134,7 @@ export function heldout(options: HeldoutOptions): Plugin {
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };
       v.onAfterSetServer(() => {
         if (!v.reporters.some((r) => r instanceof HeldoutReporter)) {
-          v.reporters.push(new HeldoutReporter({ out: out(), gate: options.gate ?? {}, runId }));
+          v.reporters.push(new HeldoutReporter({ out: out(), gate: options.gate ?? {}, runId, table: options.table }));
         }
       });
     },

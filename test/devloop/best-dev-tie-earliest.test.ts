@@ -20,14 +20,11 @@ describe('best-dev ties go to the earliest round', () => {
     expect(chosen.round).toBe(Math.min(...equal.map((x) => x.round)));
   });
 
-  test.prop([ledgerArb])(
-    'appending a round that only equals the best mean does not move the choice',
-    (l) => {
-      if (!l.rounds.some((x) => x.devMean !== null)) return;
-      const before = selectFrozenRound(l, 'best-dev');
-      const next = Math.max(...l.rounds.map((x) => x.round)) + 1;
-      const tied = { ...before, round: next, digest: digestOf(5000), at: 'later' };
-      expect(selectFrozenRound({ ...l, rounds: [...l.rounds, tied] }, 'best-dev').round).toBe(before.round);
-    },
-  );
+  test.prop([ledgerArb])('appending a round that only equals the best mean does not move the choice', (l) => {
+    if (!l.rounds.some((x) => x.devMean !== null)) return;
+    const before = selectFrozenRound(l, 'best-dev');
+    const next = Math.max(...l.rounds.map((x) => x.round)) + 1;
+    const tied = { ...before, round: next, digest: digestOf(5000), at: 'later' };
+    expect(selectFrozenRound({ ...l, rounds: [...l.rounds, tied] }, 'best-dev').round).toBe(before.round);
+  });
 });

@@ -24,7 +24,9 @@ describe('freeze policies: final, last-accepted, best-dev', () => {
 
   test('each policy says clearly when no round qualifies', () => {
     const none = { commission: 'log-triage', rounds: [] };
-    expect(() => selectFrozenRound(none, 'final')).toThrow(/ledger of log-triage has no rounds; run `heldout dev` first/);
+    expect(() => selectFrozenRound(none, 'final')).toThrow(
+      /ledger of log-triage has no rounds; run `heldout dev` first/,
+    );
     const unaccepted = { commission: 'x', rounds: [r(1, null, false), r(2, null, false)] };
     expect(() => selectFrozenRound(unaccepted, 'last-accepted')).toThrow(/none of the 2 rounds of x was accepted/);
     expect(() => selectFrozenRound(unaccepted, 'best-dev')).toThrow(/none of the 2 rounds of x has a dev mean/);

@@ -3,7 +3,13 @@ import { describe, expect } from 'vitest';
 import { admitRound, emptyLedger, type Ledger, recordRound } from '../../src/devloop/index.js';
 import { digestOf, entryArb } from './arbitraries.js';
 
-const entry = (i: number) => ({ digest: digestOf(i), devMean: 50, accepted: false, at: '2024-01-01T00:00:00.000Z', cases: [] });
+const entry = (i: number) => ({
+  digest: digestOf(i),
+  devMean: 50,
+  accepted: false,
+  at: '2024-01-01T00:00:00.000Z',
+  cases: [],
+});
 
 describe('the round budget (budgets.devRounds)', () => {
   test('rounds 1..M are counted and round M+1 is refused with a message naming the budget', () => {

@@ -321,6 +321,9 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
 
     describe('teardown', () => {
       let modulePath: string;
+      afterAll(async () => {
+        if (modulePath) await rm(join(modulePath, '..', '..'), { recursive: true, force: true });
+      });
       beforeAll(async () => {
         modulePath = await buildSandboxModule(`${o.name}${o.variant ? `-${o.variant}` : ''}`);
       }, 60_000);

@@ -31,7 +31,8 @@ function enforcement(c: ProcessCapabilities): Enforcement {
     memory: c.cgroups ? null : 'no writable cgroup, so no memory limit and no OOM detection',
     pids: c.cgroups ? null : 'no writable cgroup, so no pids limit to contain a fork bomb',
     network: c.netns ? null : 'no network namespace (unshare -n not permitted), so the delivery keeps the host network',
-    writeProtection: c.mountns || c.dropUser || !root ? null : 'root ignores file modes and no mount namespace is permitted',
+    writeProtection:
+      c.mountns || c.dropUser || !root ? null : 'root ignores file modes and no mount namespace is permitted',
     caseIsolation: c.mountns ? null : "no mount namespace, so the host's other cases stay readable",
     sigint: null,
     sigkillGc:

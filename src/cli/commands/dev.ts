@@ -2,16 +2,6 @@ import { CommissionError } from '../../commission/index.js';
 import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
 
-async function onStderr<T>(fn: () => Promise<T>): Promise<T> {
-  const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  try {
-    return await fn();
-  } finally {
-    process.stdout.write = write;
-  }
-}
-
 export default defineCommand({
   name: 'dev',
   summary: 'one development round on the dev cases, with feedback; recorded in the round ledger',
@@ -57,18 +47,18 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const json = Boolean(values.json);
     let r: Awaited<ReturnType<typeof runDevRound>>;
     try {
-      const round = () => runDevRound({
-        commission: positionals[0],
-        delivery,
-        ledger: values.ledger as string | undefined,
-        sandbox: sandbox as 'auto',
-        out: values.out as string | undefined,
-        trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
-        concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
-        reporters: json ? [] : ((values.reporter as string[] | undefined) ?? []),
-      });
-      // The run's own reporter prints its table on stdout; under --json stdout carries the one JSON document only.
-      r = json ? await onStderr(round) : await round();
+      const round = () =>
+        runDevRound({
+          commission: positionals[0],
+          delivery,
+          ledger: values.ledger as string | undefined,
+          sandbox: sandbox as 'auto',
+          out: values.out as string | undefined,
+          trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
+          concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
+          reporters: json ? [] : ((values.reporter as string[] | undefined) ?? []),
+        });
+      r = await round();
     } catch (err) {
       if (err instanceof DevRoundError || err instanceof CommissionError) throw new UsageError(err.message);
       throw err;

@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { defaultEnvironment, FREEZE_POLICIES, type FreezePolicy, writeFreeze } from '../../freeze/index.js';
+import { CommissionError, loadCommission } from '../../commission/index.js';
+import { defaultLedgerPath, freezeFromLedger, NoQualifyingRoundError, RoundDigestMismatchError } from '../../devloop/index.js';
+import { defaultEnvironment, FREEZE_POLICIES, type FreezeManifest, type FreezePolicy, writeFreeze } from '../../freeze/index.js';
 import { engineAnswers, imageId, RUNTIME_IMAGE } from '../../sandbox/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
 
@@ -15,16 +17,25 @@ the policy and the development round. The held-out run refuses a delivery that n
 
 Options:
   --policy p     final (default), last-accepted or best-dev (ties on best-dev: the earliest round)
-  --round n      the development round the frozen digest comes from (recorded as given)
+  --commission d the commission whose round ledger (.heldout/rounds/<id>.json) picks the round by --policy
+  --ledger file  the round ledger to pick the round from (instead of --commission)
+  --round n      without a ledger: the development round the frozen digest comes from (recorded as given)
   --image name   the sandbox image whose id enters the environment digest (default ${RUNTIME_IMAGE})
   --no-image     leave the image out of the environment (no engine is asked)
-  --out path     where to write (default ./freeze.json); inside the delivery it is left out of the digest
+  --out path     where to write (default <delivery>.freeze.json beside it, which \`heldout run\` and the plugin
+                 pick up by themselves); inside the delivery it is left out of the digest
   --json         print the manifest as JSON
+
+With a ledger, the round is chosen by the policy (final: the last round; last-accepted: the last round whose dev
+cases all passed; best-dev: the highest dev mean, ties to the earliest round) and the delivery on disk must be
+that round's tree (else: restore it; the message names both digests).
 
 Exit: 0 written, 2 usage error.`,
   options: {
     policy: { type: 'string' },
     round: { type: 'string' },
+    commission: { type: 'string' },
+    ledger: { type: 'string' },
     image: { type: 'string' },
     'no-image': { type: 'boolean' },
     out: { type: 'string' },
@@ -38,24 +49,40 @@ Exit: 0 written, 2 usage error.`,
     }
     const round = values.round === undefined ? null : numberOption(values, 'round', 0, 0);
     if (round !== null && !Number.isInteger(round)) throw new UsageError('--round: expected an integer');
-    const out = resolve((values.out as string | undefined) ?? 'freeze.json');
+    const out = resolve((values.out as string | undefined) ?? `${positionals[0].replace(/\/+$/, '')}.freeze.json`);
     const environment = defaultEnvironment();
     if (!values['no-image']) {
       const image = (values.image as string | undefined) ?? RUNTIME_IMAGE;
       environment.image = image;
       environment.imageId = (await engineAnswers(2000)) ? await imageId(image) : null;
     }
-    const m = await writeFreeze({
-      deliveryDir: positionals[0],
-      policy: policy as FreezePolicy,
-      round,
-      out,
-      environment,
-    });
+    let ledgerPath = values.ledger as string | undefined;
+    if (values.commission) {
+      if (ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
+      try {
+        ledgerPath = defaultLedgerPath((await loadCommission(values.commission as string)).config.id);
+      } catch (err) {
+        throw new UsageError(err instanceof CommissionError ? err.message : (err as Error).message);
+      }
+    }
+    let m: FreezeManifest;
+    if (ledgerPath) {
+      if (round !== null) throw new UsageError('freeze: --round is chosen by the policy when a ledger is given');
+      try {
+        const r = await freezeFromLedger({ deliveryDir: positionals[0], ledgerPath, policy: policy as FreezePolicy, out, environment });
+        m = r.manifest;
+      } catch (err) {
+        if (err instanceof NoQualifyingRoundError || err instanceof RoundDigestMismatchError) throw new UsageError(err.message);
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`freeze: no round ledger at ${ledgerPath}`);
+        throw new UsageError((err as Error).message);
+      }
+    } else {
+      m = await writeFreeze({ deliveryDir: positionals[0], policy: policy as FreezePolicy, round, out, environment });
+    }
     if (values.json) console.log(JSON.stringify(m, null, 2));
     else
       console.log(
-        `froze ${positionals[0]}: ${m.digest} (${Object.keys(m.files).length} files, policy ${m.policy}) → ${out}`,
+        `froze ${positionals[0]}: ${m.digest} (${Object.keys(m.files).length} files, policy ${m.policy}${m.round === null ? '' : `, round ${m.round}`}) → ${out}`,
       );
     return 0;
   },

@@ -22,6 +22,8 @@ Options:
   --min-result <x>          gate: held-out mean Result must be ≥ x
   --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x
   --max-gap <x>             gate: dev − held-out mean must be ≤ x (needs --split both)
+  --resume                  continue an interrupted run into the same --out: graded cases keep their verdicts,
+                            cases lost to infrastructure errors (and cases not reached) run again
   --reporter <name>         Vitest reporter(s) for the console (default: default)
 
 Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate options the gate is
@@ -38,11 +40,13 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     'min-pass-hat-k': { type: 'string' },
     'max-gap': { type: 'string' },
     reporter: { type: 'string', multiple: true },
+    resume: { type: 'boolean' },
   },
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const delivery = (values.delivery as string | undefined) ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
     const split = (values.split as string | undefined) ?? 'heldout';
     if (!['heldout', 'dev', 'both'].includes(split))
       throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
@@ -64,6 +68,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
         concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
         freeze: values.freeze as string | undefined,
         gate,
+        resume: Boolean(values.resume),
       },
       { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
     );

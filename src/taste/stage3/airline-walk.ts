@@ -115,7 +115,8 @@ class AirlineWalk implements DomainWalk {
     for (let tries = 0; tries < 200; tries++) {
       const f = flights[this.ctx.rng.int(flights.length)];
       const dates = Object.keys(f.dates).filter((d) => d > TODAY && f.dates[d].status === 'available');
-      if (dates.length) return { origin: f.origin, destination: f.destination, date: dates[this.ctx.rng.int(dates.length)] };
+      if (dates.length)
+        return { origin: f.origin, destination: f.destination, date: dates[this.ctx.rng.int(dates.length)] };
     }
     throw new Unfit('search_direct_flight', index, 'no bookable flight found');
   }
@@ -208,7 +209,11 @@ class AirlineWalk implements DomainWalk {
       case 'update_reservation_passengers': {
         const r = this.target(tool, index);
         const who = NEW_PEOPLE[rng.int(NEW_PEOPLE.length)];
-        const passengers = r.passengers.map((p: any) => ({ first_name: p.first_name, last_name: p.last_name, dob: p.dob }));
+        const passengers = r.passengers.map((p: any) => ({
+          first_name: p.first_name,
+          last_name: p.last_name,
+          dob: p.dob,
+        }));
         passengers[passengers.length - 1] = { ...who };
         return [{ reservation_id: r.reservation_id, passengers }];
       }
@@ -220,7 +225,9 @@ class AirlineWalk implements DomainWalk {
         return [{ user_id: this.userId, amount: 50 * r.passengers.length }];
       }
       case 'transfer_to_human_agents':
-        return [{ summary: `User ${this.userId} asks for help the policy does not allow an agent to give; transferring.` }];
+        return [
+          { summary: `User ${this.userId} asks for help the policy does not allow an agent to give; transferring.` },
+        ];
       default:
         throw new Unfit(tool, index, 'no instantiation rule for this tool');
     }
@@ -232,13 +239,19 @@ class AirlineWalk implements DomainWalk {
     const options: { flight_number: string; date: string; origin: string; destination: string }[] = [];
     if (this.lastSearch)
       for (const f of this.lastSearch.flights)
-        options.push({ flight_number: f.flight_number, date: this.lastSearch.date, origin: f.origin, destination: f.destination });
+        options.push({
+          flight_number: f.flight_number,
+          date: this.lastSearch.date,
+          origin: f.origin,
+          destination: f.destination,
+        });
     for (let k = 0; k < 4; k++) {
       const q = this.randomFlight(index);
       const f = Object.values<any>(base.flights).find(
         (x) => x.origin === q.origin && x.destination === q.destination && x.dates[q.date]?.status === 'available',
       );
-      if (f) options.push({ flight_number: f.flight_number, date: q.date, origin: f.origin, destination: f.destination });
+      if (f)
+        options.push({ flight_number: f.flight_number, date: q.date, origin: f.origin, destination: f.destination });
     }
     const out: Record<string, any>[] = [];
     for (const o of options) {
@@ -275,8 +288,11 @@ class AirlineWalk implements DomainWalk {
       r.flights.forEach((seg: any, k: number) => {
         if (seg.origin !== s.origin || seg.destination !== s.destination || seg.date !== s.date) return;
         for (const alt of s.flights) {
-          if (alt.flight_number === seg.flight_number || (alt.available_seats[r.cabin] ?? 0) < r.passengers.length) continue;
-          const flights = keep.map((f: any, j: number) => (j === k ? { flight_number: alt.flight_number, date: s.date } : f));
+          if (alt.flight_number === seg.flight_number || (alt.available_seats[r.cabin] ?? 0) < r.passengers.length)
+            continue;
+          const flights = keep.map((f: any, j: number) =>
+            j === k ? { flight_number: alt.flight_number, date: s.date } : f,
+          );
           variants.push({ cabin: r.cabin, flights });
         }
       });
@@ -286,18 +302,17 @@ class AirlineWalk implements DomainWalk {
     for (const v of variants)
       for (const p of this.payments(Number.POSITIVE_INFINITY).concat(this.payments(0)))
         out.push({ reservation_id: r.reservation_id, cabin: v.cabin, flights: v.flights, payment_id: p });
-    const seen = new Set<string>();
-    return out.filter((a) => {
-      const k = JSON.stringify(a);
-      return seen.has(k) ? false : (seen.add(k), true);
-    });
+    const unique = new Map(out.map((a) => [JSON.stringify(a), a]));
+    return [...unique.values()];
   }
 
   accept(index: number, args: Record<string, any>, result: any): void {
     const tool = this.ctx.sequence[index];
     const n = this.ctx.notes;
     const mark = (id: string) => {
-      (this.touched[id] ??= new Set()).add(tool);
+      const set = this.touched[id] ?? new Set<string>();
+      set.add(tool);
+      this.touched[id] = set;
       this.focus = id;
     };
     switch (tool) {
@@ -386,8 +401,11 @@ class AirlineWalk implements DomainWalk {
     const n = this.ctx.notes;
     const name = `${this.user.name.first_name} ${this.user.name.last_name}`;
     n.known.unshift(`Your name is ${name}.`, `Your user id is ${this.userId}.`);
-    const ids = [...new Set([...this.looked, ...Object.keys(this.touched)])].filter((id) => this.ctx.base.reservations[id]);
-    if (!this.ctx.sequence.includes('get_user_details') && ids.length) n.known.push(`Your reservation ids: ${ids.join(', ')}.`);
+    const ids = [...new Set([...this.looked, ...Object.keys(this.touched)])].filter(
+      (id) => this.ctx.base.reservations[id],
+    );
+    if (!this.ctx.sequence.includes('get_user_details') && ids.length)
+      n.known.push(`Your reservation ids: ${ids.join(', ')}.`);
   }
 }
 
@@ -401,7 +419,9 @@ export const airlineInstantiator: DomainInstantiator = {
         const rs = u.reservations.map((id: string) => base.reservations[id]).filter(Boolean);
         const cards = Object.values<any>(u.payment_methods).some((m) => m.source === 'credit_card');
         const fit =
-          Math.min(rs.filter(modifiable).length, writes) + Math.min(rs.filter(cancellable).length, cancels) + (cards ? 2 : 0);
+          Math.min(rs.filter(modifiable).length, writes) +
+          Math.min(rs.filter(cancellable).length, cancels) +
+          (cards ? 2 : 0);
         return { id: u.user_id as string, fit };
       })
       .filter((s) => s.fit > 0);

@@ -4,7 +4,6 @@ import {
   type GoldAction,
   llmUser,
   type OpenAiTool,
-  openAiToolSchemas,
   runEpisode,
   type Tau2Domain,
   type Tau2Task,
@@ -68,7 +67,8 @@ export function buildHint(actions: GoldAction[], seed: number | string = 0, shar
 /** The hint as the text the hinted agent reads in its system prompt. */
 export function hintText(hint: HintCall[]): string {
   const lines = hint.map(
-    (h) => `- ${h.name}(${JSON.stringify(h.arguments)})${h.removed.length ? ` — find out: ${h.removed.join(', ')}` : ''}`,
+    (h) =>
+      `- ${h.name}(${JSON.stringify(h.arguments)})${h.removed.length ? ` — find out: ${h.removed.join(', ')}` : ''}`,
   );
   return `These tool calls (in no particular order; some arguments left out) are believed to solve the customer's request. Use them as a hint, fill in what is missing from the conversation and the tools, and follow the policy.\n${lines.join('\n')}`;
 }
@@ -113,7 +113,12 @@ export function modelAgent(config: ModelConfig, extra = ''): AgentFunction {
  * The model-backed hinted verifier (DESIGN §11): an agent given the hint must reach reward 1.0 with the LLM-simulated
  * user, in one of `attempts` (default 2) episodes; the best reward is returned.
  */
-export function hintedVerifier(agent: ModelConfig, user: ModelConfig = agent, attempts = 2, seed: number | string = 0): Verifier {
+export function hintedVerifier(
+  agent: ModelConfig,
+  user: ModelConfig = agent,
+  attempts = 2,
+  seed: number | string = 0,
+): Verifier {
   return async (task: Tau2Task, domain: Tau2Domain) => {
     const hint = hintText(buildHint(task.evaluation_criteria?.actions ?? [], `${seed}:${task.id}`));
     let best = 0;
@@ -133,5 +138,3 @@ export function hintedVerifier(agent: ModelConfig, user: ModelConfig = agent, at
     return { reward: best, detail };
   };
 }
-
-export { openAiToolSchemas };

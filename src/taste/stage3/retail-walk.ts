@@ -151,7 +151,12 @@ class RetailWalk implements DomainWalk {
         if (!swaps.length) throw new Unfit(tool, index, `order ${o.order_id} has no item with another variant`);
         const ids = swaps.map((s) => s.item.item_id);
         const newIds = swaps.map((s) => s.newId);
-        return this.methods(o, 10_000).map((m) => ({ order_id: o.order_id, item_ids: ids, new_item_ids: newIds, payment_method_id: m }));
+        return this.methods(o, 10_000).map((m) => ({
+          order_id: o.order_id,
+          item_ids: ids,
+          new_item_ids: newIds,
+          payment_method_id: m,
+        }));
       }
       case 'return_delivered_order_items': {
         const o = this.target(tool, index);
@@ -159,7 +164,9 @@ class RetailWalk implements DomainWalk {
         return [{ order_id: o.order_id, item_ids: items, payment_method_id: o.payment_history[0].payment_method_id }];
       }
       case 'transfer_to_human_agents':
-        return [{ summary: `User ${this.userId} needs help beyond what the policy allows an agent to do; transferring.` }];
+        return [
+          { summary: `User ${this.userId} needs help beyond what the policy allows an agent to do; transferring.` },
+        ];
       default:
         throw new Unfit(tool, index, 'no instantiation rule for this tool');
     }
@@ -216,14 +223,20 @@ class RetailWalk implements DomainWalk {
       case 'exchange_delivered_order_items': {
         write(args.order_id);
         const verb = tool === 'modify_pending_order_items' ? 'change' : 'exchange';
-        const pairs = args.item_ids.map((id: string, k: number) => `item ${id} for item ${args.new_item_ids[k]}`).join(' and ');
-        n.intents.push(`In order ${args.order_id} you want to ${verb} ${pairs}; any difference is settled with ${args.payment_method_id}.`);
+        const pairs = args.item_ids
+          .map((id: string, k: number) => `item ${id} for item ${args.new_item_ids[k]}`)
+          .join(' and ');
+        n.intents.push(
+          `In order ${args.order_id} you want to ${verb} ${pairs}; any difference is settled with ${args.payment_method_id}.`,
+        );
         n.purpose.push(tool === 'modify_pending_order_items' ? 'item modification' : 'exchange');
         break;
       }
       case 'return_delivered_order_items':
         write(args.order_id);
-        n.intents.push(`You want to return items ${args.item_ids.join(', ')} of order ${args.order_id}, refunded to ${args.payment_method_id}.`);
+        n.intents.push(
+          `You want to return items ${args.item_ids.join(', ')} of order ${args.order_id}, refunded to ${args.payment_method_id}.`,
+        );
         n.purpose.push('return');
         break;
       case 'transfer_to_human_agents':
@@ -240,8 +253,7 @@ class RetailWalk implements DomainWalk {
       `Your name is ${u.name.first_name} ${u.name.last_name}.`,
       `Your email is ${u.email} and your zip code is ${u.address.zip}.`,
     );
-    if (!this.ctx.sequence.some((t) => t.startsWith('find_user_id')))
-      n.known.push(`Your user id is ${this.userId}.`);
+    if (!this.ctx.sequence.some((t) => t.startsWith('find_user_id'))) n.known.push(`Your user id is ${this.userId}.`);
     if (!this.ctx.sequence.includes('get_user_details') && this.written.size)
       n.known.push(`Your order ids: ${[...this.written].join(', ')}.`);
     else n.unknown.push('You do not remember your order ids.');

@@ -27,7 +27,7 @@ export function schemaProblems(schema: Record<string, any>, value: unknown, root
     }
   }
   if (Array.isArray(value) && schema.items)
-    value.forEach((v, k) => problems.push(...schemaProblems(schema.items, v, root, `${at}[${k}]`)));
+    for (const [k, v] of value.entries()) problems.push(...schemaProblems(schema.items, v, root, `${at}[${k}]`));
   return problems;
 }
 

@@ -55,16 +55,21 @@ function missingEntities(domainName: string, db: Record<string, any>, a: GoldAct
       need(Object.hasOwn(db.reservations, args.reservation_id), `reservation ${args.reservation_id}`);
     for (const f of Array.isArray(args.flights) ? args.flights : [])
       need(Object.hasOwn(db.flights, f?.flight_number), `flight ${f?.flight_number}`);
-    if (typeof args.flight_number === 'string') need(Object.hasOwn(db.flights, args.flight_number), `flight ${args.flight_number}`);
+    if (typeof args.flight_number === 'string')
+      need(Object.hasOwn(db.flights, args.flight_number), `flight ${args.flight_number}`);
     const owner = args.user_id ?? db.reservations[args.reservation_id]?.user_id;
     const methods = db.users[owner]?.payment_methods ?? {};
-    const pays = [args.payment_id, ...(Array.isArray(args.payment_methods) ? args.payment_methods.map((p: any) => p?.payment_id) : [])];
+    const pays = [
+      args.payment_id,
+      ...(Array.isArray(args.payment_methods) ? args.payment_methods.map((p: any) => p?.payment_id) : []),
+    ];
     for (const p of pays.filter((x) => typeof x === 'string')) need(Object.hasOwn(methods, p), `payment method ${p}`);
   }
   if (domainName === 'retail') {
     const order = typeof args.order_id === 'string' ? db.orders[args.order_id] : undefined;
     if (typeof args.order_id === 'string') need(order !== undefined, `order ${args.order_id}`);
-    if (typeof args.product_id === 'string') need(Object.hasOwn(db.products, args.product_id), `product ${args.product_id}`);
+    if (typeof args.product_id === 'string')
+      need(Object.hasOwn(db.products, args.product_id), `product ${args.product_id}`);
     const variantExists = (id: string) => Object.values<any>(db.products).some((p) => Object.hasOwn(p.variants, id));
     if (typeof args.item_id === 'string') need(variantExists(args.item_id), `item ${args.item_id}`);
     for (const id of Array.isArray(args.item_ids) ? args.item_ids : [])
@@ -72,7 +77,10 @@ function missingEntities(domainName: string, db: Record<string, any>, a: GoldAct
     for (const id of Array.isArray(args.new_item_ids) ? args.new_item_ids : []) need(variantExists(id), `item ${id}`);
     if (typeof args.payment_method_id === 'string') {
       const owner = args.user_id ?? order?.user_id;
-      need(Object.hasOwn(db.users[owner]?.payment_methods ?? {}, args.payment_method_id), `payment method ${args.payment_method_id}`);
+      need(
+        Object.hasOwn(db.users[owner]?.payment_methods ?? {}, args.payment_method_id),
+        `payment method ${args.payment_method_id}`,
+      );
     }
   }
   return miss;
@@ -90,7 +98,10 @@ export function goldAgent(task: Tau2Task): AgentFunction {
       if (done || actions.length === 0) return final;
       done = true;
       pending = actions.length;
-      return { type: 'tool_calls', calls: actions.map((a, k) => ({ id: `gold_${k}`, name: a.name, arguments: a.arguments })) };
+      return {
+        type: 'tool_calls',
+        calls: actions.map((a, k) => ({ id: `gold_${k}`, name: a.name, arguments: a.arguments })),
+      };
     }
     if (msg.type === 'tool_result') return --pending === 0 ? final : undefined;
     return undefined;
@@ -115,18 +126,25 @@ export async function validateTask(
   options: { verifier?: Verifier; skipRules?: boolean } = {},
 ): Promise<TaskValidation> {
   const passed: ValidationStep[] = [];
-  const fail = (step: ValidationStep, reason: string): TaskValidation => ({ ok: false, passed, failed: { step, reason } });
+  const fail = (step: ValidationStep, reason: string): TaskValidation => ({
+    ok: false,
+    passed,
+    failed: { step, reason },
+  });
   const actions = goldActions(task);
   if (!options.skipRules) {
     const missing = missingArguments(domain, task);
     if (missing.length) return fail('arguments', missing[0]);
     passed.push('arguments');
 
-    let env = createEnvironment(domain, undefined, { initialState: task.initial_state });
+    // One replay serves two steps: entities are looked up in the state just before each call, errors kept for later.
+    const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
     const absent: string[] = [];
-    for (const a of actions) {
+    let execError: string | undefined;
+    for (const [k, a] of actions.entries()) {
       absent.push(...missingEntities(domain.name, env.db, a));
-      env.call(a.name, a.arguments);
+      const r = env.call(a.name, a.arguments);
+      if (!r.ok && execError === undefined) execError = `call ${k + 1} ${a.name}: ${r.error}`;
     }
     if (absent.length) return fail('entities', absent[0]);
     passed.push('entities');
@@ -139,11 +157,7 @@ export async function validateTask(
     }
     passed.push('schema');
 
-    env = createEnvironment(domain, undefined, { initialState: task.initial_state });
-    for (const [k, a] of actions.entries()) {
-      const r = env.call(a.name, a.arguments);
-      if (!r.ok) return fail('executes', `call ${k + 1} ${a.name}: ${r.error}`);
-    }
+    if (execError) return fail('executes', execError);
     passed.push('executes');
 
     const verdict = await ruleValidator({ name: domain.name, tools: domain.tools as unknown as Tool[] }).validate(
@@ -153,7 +167,8 @@ export async function validateTask(
     passed.push('policy');
   }
   const v = await (options.verifier ?? scriptedVerifier)(task, domain);
-  if (v.reward !== 1) return { ...fail('verifier', `reward ${v.reward}${v.detail ? ` (${v.detail})` : ''}`), reward: v.reward };
+  if (v.reward !== 1)
+    return { ...fail('verifier', `reward ${v.reward}${v.detail ? ` (${v.detail})` : ''}`), reward: v.reward };
   passed.push('verifier');
   return { ok: true, passed, reward: v.reward };
 }

@@ -1,0 +1,108 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateTasks, generatorModel, parseSeed, writeJson } from '../../taste/index.js';
+import { defineCommand, numberOption, UsageError } from '../command.js';
+
+export default defineCommand({
+  name: 'taste generate',
+  summary: 'TASTE stage 3: instantiate medoid sequences into verified, evolved τ² tasks',
+  help: `Usage: heldout taste generate --domain <dir> [--out dir] [--k K] [--seed s] [--attempts 3000] [--pool 2000] [--json]
+
+Runs stage 1 (rule validator, trained sampler) and stage 2 (clustering) on the τ² domain directory, then, for each
+usable cluster's medoid: programmatic instantiation against the domain database (entities and arguments chosen so
+every gold call executes and its preconditions hold), the validation pipeline (arguments, entities, schema,
+execution, policy, verifier), and difficulty evolution (decoy records proven not to change the gold final state).
+With a generator model (HELDOUT_GENERATOR_BASE_URL / _API_KEY / _MODEL, or OPENAI_*) the scenario is written by the
+model, the evolution adds an adversarial instruction rewrite and the verifier is the hinted model agent; without one
+everything runs offline with the scripted verifier (gold path, scripted user, reward 1).
+
+Writes <out>/tasks.json (τ² tasks schema) and <out>/report.json (default out: .heldout/taste/<domain>/generated).
+The report compares coverage with the domain's original gold set (mean pairwise WED, trigram TTR, entropy; goals:
+×2, ×2, +30 %).
+--json prints { domain, seed, k, medoids, generated, out, coverage, entries }.
+Exit: 0 done, 2 usage error.`,
+  options: {
+    domain: { type: 'string' },
+    out: { type: 'string' },
+    k: { type: 'string' },
+    seed: { type: 'string' },
+    attempts: { type: 'string' },
+    pool: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run({ values }) {
+    if (typeof values.domain !== 'string') throw new UsageError('taste generate: --domain <dir> is required');
+    if (!existsSync(join(values.domain, 'tools.json')) || !existsSync(join(values.domain, 'db.json')))
+      throw new UsageError(`--domain: ${values.domain} is not a τ² domain directory (needs tools.json and db.json)`);
+    const k = values.k === undefined ? undefined : Math.floor(numberOption(values, 'k', 1, 1));
+    const seed = parseSeed(values.seed, 0);
+    const attempts = Math.floor(numberOption(values, 'attempts', 3000, 0));
+    const pool = Math.floor(numberOption(values, 'pool', 2000, 1));
+    let result: Awaited<ReturnType<typeof generateTasks>>;
+    try {
+      result = await generateTasks(values.domain, { k, seed, attempts, pool, model: generatorModel() });
+    } catch (err) {
+      if (/no tool implementation/.test((err as Error).message))
+        throw new UsageError(`--domain: ${(err as Error).message}`);
+      throw err;
+    }
+    const out = typeof values.out === 'string' ? values.out : join('.heldout', 'taste', result.domain, 'generated');
+    writeJson(out, 'tasks.json', result.tasks);
+    const report = {
+      domain: result.domain,
+      seed: result.seed,
+      k: result.k,
+      medoids: result.medoids,
+      generated: result.tasks.length,
+      out,
+      coverage: result.coverage,
+      entries: result.entries.map((e) => ({
+        id: e.id,
+        status: e.status,
+        sequence: e.sequence,
+        reason: e.reason,
+        decoys: e.decoys,
+        evolved: e.evolved,
+        llm: e.llm,
+      })),
+    };
+    writeJson(out, 'report.json', report);
+    if (values.json) {
+      console.log(JSON.stringify(report, null, 2));
+      return 0;
+    }
+    const c = result.coverage;
+    const f = (x: number | null) => (x === null ? '—' : x.toFixed(3));
+    const row = (label: string, g: number | null, o: number | null, r: number | null, goal: string, met: boolean) =>
+      `  ${label.padEnd(18)} ${f(g).padStart(8)} ${f(o).padStart(8)}   ×${f(r)}  (goal ${goal}: ${met ? 'met' : 'not met'})`;
+    console.log(
+      `${result.domain}: ${result.medoids} medoids → ${result.tasks.length} tasks (${result.entries.filter((e) => e.decoys.length).length} with decoys)`,
+    );
+    for (const e of result.entries.filter((x) => x.status !== 'generated'))
+      console.log(`  skipped (${e.status}): ${e.sequence.join(' → ')}: ${e.reason}`);
+    console.log(`coverage            generated original`);
+    console.log(
+      row(
+        'mean pairwise WED',
+        c.generated.meanPairwiseWed,
+        c.original.meanPairwiseWed,
+        c.ratios.meanPairwiseWed,
+        '×2',
+        c.goals.meanPairwiseWed,
+      ),
+    );
+    console.log(
+      row(
+        'trigram TTR',
+        c.generated.ngrams['3'].ttr,
+        c.original.ngrams['3'].ttr,
+        c.ratios.trigramTtr,
+        '×2',
+        c.goals.trigramTtr,
+      ),
+    );
+    console.log(row('entropy', c.generated.entropy, c.original.entropy, c.ratios.entropy, '×1.3', c.goals.entropy));
+    console.log(`written to ${out}/tasks.json and ${out}/report.json`);
+    return 0;
+  },
+});

@@ -1,0 +1,150 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { ImportError } from '../importers/index.js';
+import type { Tau2Task, UserInstructions } from './types.js';
+
+export interface ImportTau2Options {
+  /** Only these task ids (default: every task). */
+  tasks?: string[];
+  /** Replace a non-empty output directory (default: refuse). */
+  overwrite?: boolean;
+}
+
+export interface ImportTau2Result {
+  /** Every file written, relative to the output directory, sorted. */
+  written: string[];
+  outDir: string;
+  id: string;
+  files: string[];
+  notes: string[];
+}
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+function inputText(task: Tau2Task): string {
+  const i = task.user_scenario?.instructions;
+  const reason = typeof i === 'string' ? i : ((i as UserInstructions)?.reason_for_call ?? '');
+  return `# Customer request (task ${task.id})\n\n${reason.trim() || '(no reason for call given)'}\n`;
+}
+
+function requirementDocs(domain: string, policy: string, toolNames: string[]): Record<string, string> {
+  return {
+    'requirement/01_goal.md': `# Goal\n\nBuild a conversational customer-service agent for the τ²-bench **${domain}** domain. It talks with a\n(simulated) customer, uses the domain's tools to look up and change the domain database, and follows the domain\npolicy below exactly. A case succeeds when the database ends in the state the policy and the customer's request\ncall for (and every fact the customer needed was told).\n\nNon-goals: anything the policy forbids; acting without the customer's explicit confirmation where the policy asks\nfor it; inventing information that no tool returned.\n\n## Domain policy\n\n${policy.trim()}\n`,
+    'requirement/02_interface.md': `# Interface and delivery\n\nThe delivery is a directory with an entry command (\`node agent.mjs\` by default; edit commission.yaml to change it).\nThe evaluator starts it and talks heldout's tool-agent protocol: JSON lines over stdin/stdout.\n\n- Evaluator → agent: \`{"type":"start","tools":[…],"policy":"…"}\` once, then \`{"type":"user","content":"…"}\`\n  and \`{"type":"tool_result","id","name","content","error"?}\` (one per requested call), finally \`{"type":"end"}\`.\n- Agent → evaluator: \`{"type":"message","content":"…"}\` or\n  \`{"type":"tool_calls","calls":[{"id","name","arguments"}]}\` — exactly one reply per user message and per\n  completed batch of tool results.\n- Anything else on stdout, an early exit or no reply within the reply timeout ends the episode with reward 0.\n- stderr is free for logs.\n\nTools (executed on the evaluator side): ${toolNames.map((n) => `\`${n}\``).join(', ')}.\n`,
+    'requirement/03_requirements.md': `# Requirements and constraints\n\n1. Follow the domain policy in 01_goal.md in every conversation.\n2. Make state-changing tool calls only when the policy allows them and the customer confirmed them.\n3. Tell the customer every fact they asked for.\n4. Transfer to a human agent only when the policy says so.\n5. The episode ends when the customer stops, is transferred, or a limit is hit (30 turns, more than 10 tool\n   errors). Reward: 1 when the final database equals the one the gold actions produce (and required information\n   was communicated), else 0. k trials per case give pass^k.\n\nThe agent may not read or write anything outside its delivery directory and the protocol.\n`,
+    'requirement/04_resources.md': `# Resources\n\n- Model access only through the evaluator's gateway (OpenAI-compatible; base URL and key in the environment).\n- No network otherwise; no access to the domain database except through the tools.\n- Budgets per case as in commission.yaml.\n`,
+  };
+}
+
+/**
+ * \`heldout import tau2\`: a τ²-bench domain directory (tasks.json, policy.md, tools.json, optional split_tasks.json)
+ * as a \`tool-agent\` commission package. One case per task (\`input.md\`: the customer's reason for calling;
+ * \`truth.json\`: the whole τ² task, evaluator-only); split \`train\` → dev, everything else → heldout (all heldout
+ * without a split file; the first task goes to dev then, as a package needs both splits). Byte-identical on re-import.
+ */
+export async function importTau2(
+  domainDir: string,
+  outDir: string,
+  options: ImportTau2Options = {},
+): Promise<ImportTau2Result> {
+  const dir = path.resolve(domainDir);
+  const missing = ['tasks.json', 'tools.json'].filter((f) => !existsSync(path.join(dir, f)));
+  const policyFile = ['policy.md', 'main_policy.md'].find((f) => existsSync(path.join(dir, f)));
+  if (!policyFile) missing.push('policy.md (or main_policy.md)');
+  if (missing.length) throw new ImportError(domainDir, missing);
+  const domain = path.basename(dir);
+  const policy = readFileSync(path.join(dir, policyFile as string), 'utf8');
+  const tools = JSON.parse(readFileSync(path.join(dir, 'tools.json'), 'utf8')) as {
+    name: string;
+    requestor?: string;
+  }[];
+  let tasks = JSON.parse(readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as Tau2Task[];
+  if (options.tasks) {
+    const want = new Set(options.tasks);
+    tasks = tasks.filter((t) => want.has(String(t.id)));
+  }
+  if (!tasks.length) throw new ImportError(domainDir, ['tasks: none selected']);
+  const splitPath = path.join(dir, 'split_tasks.json');
+  const split = existsSync(splitPath)
+    ? (JSON.parse(readFileSync(splitPath, 'utf8')) as Record<string, string[]>)
+    : null;
+  const dev = new Set((split?.train ?? []).map(String));
+  const notes: string[] = [];
+  if (!split) {
+    dev.add(String(tasks[0].id));
+    notes.push(`no split_tasks.json: task ${tasks[0].id} is the development case, every other task held out`);
+  } else {
+    notes.push('split_tasks.json: "train" tasks are development cases, every other task is held out');
+  }
+  // A package needs at least one case of each split.
+  if (!tasks.some((t) => dev.has(String(t.id)))) dev.add(String(tasks[0].id));
+  if (tasks.length > 1 && tasks.every((t) => dev.has(String(t.id)))) {
+    const last = String(tasks[tasks.length - 1].id);
+    dev.delete(last);
+    notes.push(`every selected task is a development task: task ${last} is held out instead`);
+  }
+  notes.push('nl_assertions and env_assertions of the τ² tasks need a judge: kept in truth.json, not scored');
+
+  const id = `tau2-${domain}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
+  const files = new Map<string, string>();
+  files.set(
+    'commission.yaml',
+    stringify(
+      {
+        id,
+        title: `τ²-bench ${domain}: conversational tool agent`,
+        family: 'tool-agent',
+        entry: 'node agent.mjs',
+        trials: 1,
+        pass: { minResult: 100 },
+        model: { required: true },
+      },
+      { lineWidth: 0 },
+    ),
+  );
+  files.set(
+    'rubric.yaml',
+    stringify(
+      {
+        dimensions: [
+          {
+            id: 'reward',
+            title: 'τ² final-state reward',
+            max: 100,
+            items: [
+              { check: 'json-equals', file: 'episode.json', path: 'reward', expected: { value: 1 }, points: 100 },
+            ],
+          },
+        ],
+      },
+      { lineWidth: 0 },
+    ),
+  );
+  const toolNames = tools.filter((t) => t.requestor !== 'user').map((t) => t.name);
+  for (const [rel, text] of Object.entries(requirementDocs(domain, policy, toolNames))) files.set(rel, text);
+  for (const t of tasks) {
+    const caseId = String(t.id).replace(/[^A-Za-z0-9._-]+/g, '_');
+    const splitDir = dev.has(String(t.id)) ? 'dev' : 'heldout';
+    files.set(`cases/${splitDir}/${caseId}/input.md`, inputText(t));
+    files.set(`cases/${splitDir}/${caseId}/truth.json`, json(t));
+  }
+  files.set(
+    'IMPORT-NOTES.md',
+    `# Import notes\n\nImported by \`heldout import tau2\` from the τ²-bench domain \`${domain}\`.\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`,
+  );
+
+  const out = path.resolve(outDir);
+  if (existsSync(out) && statSync(out).isDirectory() && readdirSync(out).length > 0) {
+    if (!options.overwrite)
+      throw new ImportError(outDir, [`the output directory ${outDir} is not empty (pass overwrite / --force)`]);
+    rmSync(out, { recursive: true, force: true });
+  }
+  const written = [...files.keys()].sort();
+  for (const rel of written) {
+    const p = path.join(out, rel);
+    mkdirSync(path.dirname(p), { recursive: true });
+    writeFileSync(p, files.get(rel) as string);
+  }
+  return { written, outDir: out, id, files: written, notes };
+}

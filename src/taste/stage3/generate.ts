@@ -1,0 +1,188 @@
+import { loadTau2Domain, type Tau2Domain, type Tau2Task } from '../../domains/index.js';
+import { clusterStage } from '../cluster.js';
+import { coverageMetrics } from '../coverage.js';
+import { loadDomain } from '../domain.js';
+import { Rng } from '../prng.js';
+import { seqKey, trainSampler } from '../sampler.js';
+import type { CoverageMetrics } from '../types.js';
+import { ruleValidator } from '../validators/rule-validator.js';
+import { addDecoys, type Decoy, decoysPreserveGold } from './decoys.js';
+import { hintedVerifier, type ModelConfig } from './hinted-verifier.js';
+import { instantiateSequence } from './instantiate.js';
+import { llmAdversarialRewrite, llmScenario } from './llm.js';
+import { scriptedVerifier, type TaskValidation, type Verifier, validateTask } from './validate.js';
+
+export interface GenerateOptions {
+  /** K for stage 2; default: the domain's number of original tasks. */
+  k?: number;
+  seed?: number | string;
+  /** Stage-1 training attempts (default 3000) and stage-2 pool size (default 2000). */
+  attempts?: number;
+  pool?: number;
+  /** Generator model (LLM scenario and rewrite, hinted verifier); undefined = offline. */
+  model?: ModelConfig;
+  maxRetries?: number;
+}
+
+/** What happened to one medoid. */
+export interface GeneratedEntry {
+  sequence: string[];
+  id: string | null;
+  status: 'generated' | 'unfit' | 'invalid';
+  reason?: string;
+  validation?: TaskValidation;
+  decoys: Decoy[];
+  /** The task kept its evolution (decoys and/or rewrite); false = the base task was kept. */
+  evolved: boolean;
+  llm: { scenario: boolean; rewrite: boolean };
+}
+
+export interface CoverageComparison {
+  generated: CoverageMetrics;
+  original: CoverageMetrics;
+  /** generated / original (null when the original figure is 0 or null). */
+  ratios: { meanPairwiseWed: number | null; trigramTtr: number | null; entropy: number | null };
+  /** DESIGN §11 goals: WED and trigram TTR at least doubled, entropy +30 %. */
+  goals: { meanPairwiseWed: boolean; trigramTtr: boolean; entropy: boolean };
+}
+
+export interface GenerateResult {
+  domain: string;
+  seed: number | string;
+  k: number;
+  medoids: number;
+  tasks: Tau2Task[];
+  entries: GeneratedEntry[];
+  coverage: CoverageComparison;
+}
+
+const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
+
+/** Compares the coverage of generated gold sequences to the original ones (pure). */
+export function compareCoverage(
+  generated: string[][],
+  original: string[][],
+  tools: readonly { name: string; type: string }[],
+): CoverageComparison {
+  const g = coverageMetrics(generated, tools);
+  const o = coverageMetrics(original, tools);
+  const ratios = {
+    meanPairwiseWed: ratio(g.meanPairwiseWed, o.meanPairwiseWed),
+    trigramTtr: ratio(g.ngrams['3'].ttr, o.ngrams['3'].ttr),
+    entropy: ratio(g.entropy, o.entropy),
+  };
+  return {
+    generated: g,
+    original: o,
+    ratios,
+    goals: {
+      meanPairwiseWed: (ratios.meanPairwiseWed ?? 0) >= 2,
+      trigramTtr: (ratios.trigramTtr ?? 0) >= 2,
+      entropy: (ratios.entropy ?? 0) >= 1.3,
+    },
+  };
+}
+
+/**
+ * Stage 3 for one medoid: instantiate (programmatic, then the LLM scenario when a model is set), validate, evolve
+ * (decoys proven not to change the gold final state, then the LLM rewrite), re-validate; keeps the base task when
+ * the evolution fails.
+ */
+export async function synthesizeTask(
+  domain: Tau2Domain,
+  sequence: string[],
+  id: string,
+  options: { seed?: number | string; model?: ModelConfig; verifier?: Verifier; maxRetries?: number } = {},
+): Promise<{ task: Tau2Task | null; entry: GeneratedEntry }> {
+  const entry: GeneratedEntry = {
+    sequence,
+    id: null,
+    status: 'unfit',
+    decoys: [],
+    evolved: false,
+    llm: { scenario: false, rewrite: false },
+  };
+  const made = instantiateSequence(domain, sequence, { seed: options.seed, id, maxRetries: options.maxRetries });
+  if (!made.ok) return { task: null, entry: { ...entry, reason: made.reason } };
+  let task = made.task;
+  if (options.model) {
+    const richer = await llmScenario(options.model, task, domain.policy);
+    if (richer) {
+      task = richer;
+      entry.llm.scenario = true;
+    }
+  }
+  const verifier = options.verifier ?? scriptedVerifier;
+  const validation = await validateTask(domain, task, { verifier });
+  if (!validation.ok)
+    return { task: null, entry: { ...entry, status: 'invalid', validation, reason: validation.failed?.reason } };
+
+  let evolved = task;
+  const { task: withDecoys, decoys } = addDecoys(domain, task, options.seed);
+  if (decoys.length && decoysPreserveGold(domain, task, withDecoys, decoys).ok) {
+    const again = await validateTask(domain, withDecoys, { verifier, skipRules: true });
+    if (again.ok) {
+      evolved = withDecoys;
+      entry.decoys = decoys;
+    }
+  }
+  if (options.model) {
+    const rewritten = await llmAdversarialRewrite(options.model, evolved);
+    if (rewritten && (await validateTask(domain, rewritten, { verifier, skipRules: true })).ok) {
+      evolved = rewritten;
+      entry.llm.rewrite = true;
+    }
+  }
+  return {
+    task: evolved,
+    entry: { ...entry, id, status: 'generated', validation, evolved: evolved !== task },
+  };
+}
+
+/**
+ * `heldout taste generate`: stage 1 (rule validator, trained sampler), stage 2 (`clusterStage`), then one task per
+ * usable cluster through `synthesizeTask`; the result compares coverage with the domain's original gold set.
+ * Deterministic for a seed when no model is configured.
+ */
+export async function generateTasks(domainDir: string, options: GenerateOptions = {}): Promise<GenerateResult> {
+  const taste = loadDomain(domainDir);
+  const domain = await loadTau2Domain(domainDir, taste.name);
+  const seed = options.seed ?? 0;
+  const validator = ruleValidator(taste);
+  const k = options.k ?? taste.gold.length;
+  const train = await trainSampler(
+    taste.tools.map((t) => t.name),
+    taste.gold.map((g) => g.tools),
+    validator,
+    { seed, attempts: options.attempts ?? 3000 },
+  );
+  const clusters = await clusterStage({
+    sampler: train.sampler,
+    tools: taste.tools,
+    validator,
+    k,
+    poolSize: options.pool ?? 2000,
+    rng: new Rng(`${seed}:cluster`),
+    exclude: new Set(taste.gold.map((g) => seqKey(g.tools))),
+  });
+  const verifier = options.model ? hintedVerifier(options.model, options.model, 2, seed) : scriptedVerifier;
+  const tasks: Tau2Task[] = [];
+  const entries: GeneratedEntry[] = [];
+  for (const m of clusters.medoids) {
+    const id = `taste_${tasks.length}`;
+    const { task, entry } = await synthesizeTask(domain, m.sequence, id, {
+      seed,
+      model: options.model,
+      verifier,
+      maxRetries: options.maxRetries,
+    });
+    entries.push(entry);
+    if (task) tasks.push(task);
+  }
+  const coverage = compareCoverage(
+    tasks.map((t) => (t.evaluation_criteria?.actions ?? []).map((a) => a.name)),
+    taste.gold.map((g) => g.tools),
+    taste.tools,
+  );
+  return { domain: taste.name, seed, k, medoids: clusters.medoids.length, tasks, entries, coverage };
+}

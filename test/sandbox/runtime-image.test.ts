@@ -1,0 +1,94 @@
+/** `heldout image build`: the runtime image made without a registry, rebuilt only when its recipe changes. */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import {
+  buildRuntimeImage,
+  engineAnswers,
+  ensureRuntimeImage,
+  getDocker,
+  runtimeRecipe,
+} from '../../src/sandbox/index.js';
+import { tarStream } from '../../src/sandbox/tar.js';
+
+const execFileP = promisify(execFile);
+const engine = await engineAnswers(3000);
+
+describe('runtime image', () => {
+  test('the recipe holds node, python3 with its stdlib (no test/), sh, coreutils and their libraries', async () => {
+    const r = await runtimeRecipe();
+    const paths = new Set(r.entries.map((e) => e.path));
+    expect(paths.has('usr/bin/node')).toBe(true);
+    expect(r.python).not.toBeNull();
+    const v = r.python!.version;
+    for (const p of [
+      `usr/bin/python${v}`,
+      'usr/bin/python3',
+      'usr/bin/python',
+      `usr/lib/python${v}/json/__init__.py`,
+      'etc/passwd',
+    ]) {
+      expect(paths.has(p), p).toBe(true);
+    }
+    expect([...paths].some((p) => p.startsWith(`usr/lib/python${v}/test/`))).toBe(false);
+    expect([...paths].some((p) => p.startsWith(`usr/lib/python${v}/lib-dynload/_sqlite3`))).toBe(true);
+    expect([...paths].some((p) => /libsqlite3\.so/.test(p))).toBe(true);
+    for (const t of ['sh', 'cat', 'ls', 'env', 'mkdir', 'cp', 'rm', 'sleep', 'head']) expect(r.tools).toContain(t);
+    expect(r.hash).toBe((await runtimeRecipe()).hash);
+  });
+
+  test('the tar stream is a valid archive, long names included', async () => {
+    const dir = await mkdtemp(join(os.tmpdir(), 'heldout-tar-'));
+    try {
+      const long = `${'d'.repeat(80)}/${'f'.repeat(90)}.txt`;
+      await writeFile(join(dir, 'src.txt'), 'hello');
+      const tar = join(dir, 'x.tar');
+      const chunks: Buffer[] = [];
+      for await (const c of tarStream([
+        { type: 'dir', path: 'a', mode: 0o755 },
+        { type: 'file', path: 'a/b.txt', mode: 0o644, source: join(dir, 'src.txt'), size: 5 },
+        { type: 'content', path: long, mode: 0o600, content: Buffer.from('x') },
+        { type: 'symlink', path: 'a/link', target: `/${'t'.repeat(120)}` },
+      ])) {
+        chunks.push(c as Buffer);
+      }
+      await writeFile(tar, Buffer.concat(chunks));
+      const { stdout } = await execFileP('tar', ['-tvf', tar]);
+      expect(stdout).toContain('a/b.txt');
+      expect(stdout).toContain(long);
+      expect(stdout).toContain(`a/link -> /${'t'.repeat(120)}`);
+      const { stdout: content } = await execFileP('tar', ['-xOf', tar, 'a/b.txt']);
+      expect(content).toBe('hello');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test.skipIf(!engine)(
+    engine
+      ? 'builds with docker import, then is reused while the recipe is unchanged'
+      : 'image build — skipped: no docker engine',
+    async () => {
+      const tag = `heldout/runtime-test:${process.pid}`;
+      const docker = getDocker();
+      try {
+        const built = await buildRuntimeImage({ tag });
+        expect(built.built).toBe(true);
+        const info = await docker.getImage(tag).inspect();
+        expect(info.Config.Labels['heldout.recipe']).toBe(built.recipeHash);
+        expect(info.Config.User).toBe('65534:65534');
+        const again = await ensureRuntimeImage({ tag });
+        expect(again.built).toBe(false);
+        expect(again.id).toBe(built.id);
+      } finally {
+        await docker
+          .getImage(tag)
+          .remove({ force: true })
+          .catch(() => {});
+      }
+    },
+  );
+});

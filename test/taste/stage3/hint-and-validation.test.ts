@@ -1,0 +1,119 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import { startStubServer } from '../../../fixtures/stub-openai/server.js';
+import {
+  buildHint,
+  instantiateSequence,
+  llmAdversarialRewrite,
+  llmScenario,
+  schemaProblems,
+  validateTask,
+} from '../../../src/taste/index.js';
+import { domain } from '../../domains/data.js';
+
+const action = fc.record({
+  name: fc.constantFrom('a', 'b', 'c'),
+  arguments: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.integer(), { maxKeys: 5 }),
+});
+
+describe('hint construction', () => {
+  test.prop([fc.array(action, { maxLength: 8 }), fc.integer()])(
+    'removes round(30 %) of arguments, keeps the rest verbatim, shuffles calls',
+    (actions, seed) => {
+      const hint = buildHint(actions, seed);
+      const total = actions.reduce((s, a) => s + Object.keys(a.arguments).length, 0);
+      expect(hint.reduce((s, h) => s + h.removed.length, 0)).toBe(Math.round(0.3 * total));
+      expect(hint.map((h) => h.name).sort()).toEqual(actions.map((a) => a.name).sort());
+      // Every hint call is one gold call minus exactly its removed arguments.
+      const pool = [...actions];
+      for (const h of hint) {
+        const k = pool.findIndex(
+          (a) =>
+            a.name === h.name &&
+            Object.keys(a.arguments).sort().join() === [...Object.keys(h.arguments), ...h.removed].sort().join() &&
+            Object.entries(h.arguments).every(([key, v]) => a.arguments[key] === v),
+        );
+        expect(k).toBeGreaterThanOrEqual(0);
+        pool.splice(k, 1);
+      }
+      expect(buildHint(actions, seed)).toEqual(hint);
+    },
+  );
+});
+
+describe('schema conformity', () => {
+  it('accepts gold arguments of a real tool and names what is wrong otherwise', async () => {
+    const d = await domain('airline');
+    const spec = d.tools.find((t) => t.name === 'update_reservation_baggages')!.parameters;
+    expect(
+      schemaProblems(spec, { reservation_id: 'X', total_baggages: 1, nonfree_baggages: 0, payment_id: 'p' }),
+    ).toEqual([]);
+    expect(schemaProblems(spec, { reservation_id: 'X', total_baggages: 1.5, nonfree_baggages: 0 })).toEqual([
+      'arguments.payment_id: required',
+      'arguments.total_baggages: expected integer, got number',
+    ]);
+  });
+});
+
+describe('instantiation and the validation pipeline (offline)', () => {
+  it('instantiates a retail exchange whose gold executes and passes every step', async () => {
+    const d = await domain('retail');
+    const made = instantiateSequence(
+      d,
+      ['find_user_id_by_email', 'get_order_details', 'exchange_delivered_order_items'],
+      { seed: 3, id: 'r1' },
+    );
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    const v = await validateTask(d, made.task);
+    expect(v).toMatchObject({
+      ok: true,
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+      reward: 1,
+    });
+    // Tampering short-circuits at the first broken step.
+    const broken = structuredClone(made.task);
+    broken.evaluation_criteria!.actions![2].arguments.order_id = '#W0000000';
+    expect((await validateTask(d, broken)).failed?.step).toBe('entities');
+    const gone = structuredClone(made.task);
+    delete gone.evaluation_criteria!.actions![2].arguments.payment_method_id;
+    expect((await validateTask(d, gone)).failed?.step).toBe('arguments');
+  });
+
+  it('gives up cleanly when no entity fits', async () => {
+    const d = await domain('airline');
+    const four = Array(4).fill('book_reservation');
+    const r = instantiateSequence(d, four, { seed: 1, maxRetries: 2 });
+    expect(r).toMatchObject({ ok: false });
+    if (!r.ok) expect(r.reason).toMatch(/Too many reservations/);
+  });
+});
+
+describe('LLM scenario and rewrite (stub model)', () => {
+  it('takes a usable JSON answer and keeps the gold calls; an unusable one yields null', async () => {
+    const d = await domain('airline');
+    const made = instantiateSequence(d, ['get_user_details', 'cancel_reservation'], { seed: 2, id: 'a1' });
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    const scenario = {
+      reason_for_call: 'I need to cancel a trip.',
+      known_info: 'k',
+      unknown_info: '',
+      task_instructions: 'be terse',
+    };
+    const stub = await startStubServer({ script: [{ json: scenario }, { content: 'not json' }] });
+    try {
+      const model = { baseURL: stub.baseURL, apiKey: 'x', model: 'stub' };
+      const t = await llmScenario(model, made.task, d.policy);
+      expect(t?.user_scenario.instructions).toMatchObject({
+        reason_for_call: 'I need to cancel a trip.',
+        task_instructions: 'be terse',
+      });
+      expect(t?.evaluation_criteria).toEqual(made.task.evaluation_criteria);
+      expect(await llmAdversarialRewrite(model, made.task, 1)).toBeNull();
+      expect(stub.requests.length).toBe(3);
+    } finally {
+      await stub.close();
+    }
+  });
+});

@@ -1,0 +1,54 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCommission } from '../../../src/commission/index.js';
+import { importTau2 } from '../../../src/domains/index.js';
+import { tau2Dir } from '../../domains/data.js';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'import-tau2-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('importTau2', () => {
+  it('turns the airline domain into a loadable tool-agent commission split by split_tasks.json', async () => {
+    const out = path.join(tmp, 'airline');
+    const { written } = await importTau2(path.join(tau2Dir, 'airline'), out);
+    const c = await loadCommission(out);
+    expect(c.config.family).toBe('tool-agent');
+    const split = JSON.parse(readFileSync(path.join(tau2Dir, 'airline/split_tasks.json'), 'utf8'));
+    expect(c.cases.dev.map((x) => x.id).sort()).toEqual([...split.train].sort());
+    expect(c.cases.heldout.map((x) => x.id).sort()).toEqual([...split.test].sort());
+    const tasks = JSON.parse(readFileSync(path.join(tau2Dir, 'airline/tasks.json'), 'utf8'));
+    const t8 = c.cases.heldout.find((x) => x.id === '8');
+    expect(t8?.truth).toEqual(tasks.find((t: any) => t.id === '8'));
+    expect(readFileSync(t8!.inputPath, 'utf8')).toContain('one-way flight from ORD to PHL');
+    expect(c.rubric.dimensions).toEqual([
+      expect.objectContaining({
+        id: 'reward',
+        max: 100,
+        items: [
+          expect.objectContaining({
+            check: 'json-equals',
+            file: 'episode.json',
+            path: 'reward',
+            expected: { value: 1 },
+            points: 100,
+          }),
+        ],
+      }),
+    ]);
+    expect(written).toContain('requirement/01_goal.md');
+  });
+
+  it('is byte-identical on re-import and refuses a non-empty output without overwrite', async () => {
+    const a = path.join(tmp, 'a');
+    const b = path.join(tmp, 'b');
+    const r1 = await importTau2(path.join(tau2Dir, 'retail'), a, { tasks: ['0', '1', '2'] });
+    await importTau2(path.join(tau2Dir, 'retail'), b, { tasks: ['0', '1', '2'] });
+    const r2 = await importTau2(path.join(tau2Dir, 'retail'), a, { tasks: ['0', '1', '2'], overwrite: true });
+    expect(r2.written).toEqual(r1.written);
+    for (const f of r1.written) expect(readFileSync(path.join(b, f))).toEqual(readFileSync(path.join(a, f)));
+    await expect(importTau2(path.join(tau2Dir, 'retail'), a)).rejects.toThrow(/not empty/);
+    await loadCommission(a);
+  });
+});
