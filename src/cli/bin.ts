@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { type Command, parseCommandArgs, UsageError } from './command.js';
-import { commands } from './registry.js';
+import { commandNames, commands, loadCommand } from './registry.js';
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -20,9 +20,8 @@ Exit codes: 0 success, 1 a gate or property failed, 2 usage error or invalid inp
 }
 
 async function main(argv: string[]): Promise<number> {
-  const list = await commands();
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    console.log(mainHelp(list));
+    console.log(mainHelp(await commands()));
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
@@ -30,11 +29,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const two = `${argv[0]} ${argv[1] ?? ''}`;
-  const command = list.find((c) => c.name === two) ?? list.find((c) => c.name === argv[0]);
+  const command = (await loadCommand(two)) ?? (await loadCommand(argv[0]));
   if (!command) {
-    const group = list.filter((c) => c.name.startsWith(`${argv[0]} `));
+    const group = commandNames.filter((n) => n.startsWith(`${argv[0]} `));
     if (group.length > 0) {
-      console.error(`heldout ${argv[0]}: name one of: ${group.map((c) => c.name.split(' ')[1]).join(', ')}`);
+      console.error(`heldout ${argv[0]}: name one of: ${group.map((n) => n.split(' ')[1]).join(', ')}`);
     } else {
       console.error(`heldout: unknown command '${argv[0]}'. See heldout --help`);
     }

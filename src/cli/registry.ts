@@ -1,23 +1,31 @@
 import type { Command } from './command.js';
 
 /**
- * Every CLI command, loaded lazily so `heldout --help` stays fast. A part adds its command by adding one line here
- * (the module default-exports a `Command`).
+ * Every CLI command by name, loaded lazily: a command loads only its own module (`heldout validate` never loads
+ * Docker or Vitest), `heldout --help` loads them all. A part adds its command with one line here; the module
+ * default-exports a `Command` whose `name` is the key.
  */
-const modules: (() => Promise<{ default: Command }>)[] = [
-  () => import('./commands/validate.js'),
-  () => import('./commands/run.js'),
-  () => import('./commands/demo.js'),
-  () => import('./commands/dev.js'),
-  () => import('./commands/freeze.js'),
-  () => import('./commands/gc.js'),
-  () => import('./commands/image-build.js'),
-  () => import('./commands/import.js'),
-  () => import('./commands/taste-coverage.js'),
-  () => import('./commands/taste-sample.js'),
-  () => import('./commands/taste-cluster.js'),
-];
+const modules: Record<string, () => Promise<{ default: Command }>> = {
+  validate: () => import('./commands/validate.js'),
+  run: () => import('./commands/run.js'),
+  demo: () => import('./commands/demo.js'),
+  dev: () => import('./commands/dev.js'),
+  freeze: () => import('./commands/freeze.js'),
+  gc: () => import('./commands/gc.js'),
+  'image build': () => import('./commands/image-build.js'),
+  import: () => import('./commands/import.js'),
+  'taste coverage': () => import('./commands/taste-coverage.js'),
+  'taste sample': () => import('./commands/taste-sample.js'),
+  'taste cluster': () => import('./commands/taste-cluster.js'),
+  'taste generate': () => import('./commands/taste-generate.js'),
+};
+
+export const commandNames = Object.keys(modules);
+
+export async function loadCommand(name: string): Promise<Command | undefined> {
+  return modules[name] ? (await modules[name]()).default : undefined;
+}
 
 export async function commands(): Promise<Command[]> {
-  return Promise.all(modules.map(async (m) => (await m()).default));
+  return Promise.all(Object.values(modules).map(async (m) => (await m()).default));
 }

@@ -1,3 +1,4 @@
+export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,
   type Commission,
@@ -11,5 +12,4 @@ export {
   type Split,
   zodProblems,
 } from './load.js';
-export { importTypeScript } from './import-ts.js';
 export * from './schema.js';

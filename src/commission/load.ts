@@ -75,9 +75,9 @@ const REQUIREMENT_DOCS: [keyof Requirement, string][] = [
 ];
 
 /** Identity helper for `commission.ts`: `export default defineCommission({...})`, typed by the zod schema. */
-export function defineCommission<T extends z.input<typeof commissionSchema> & { rubric?: z.input<typeof rubricSchema> }>(
-  c: T,
-): T {
+export function defineCommission<
+  T extends z.input<typeof commissionSchema> & { rubric?: z.input<typeof rubricSchema> },
+>(c: T): T {
   return c;
 }
 
@@ -98,7 +98,11 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
   const yamlPath = path.join(dir, 'commission.yaml');
   const tsPath = path.join(dir, 'commission.ts');
   if (existsSync(yamlPath) && existsSync(tsPath)) {
-    problems.push({ file: 'commission.ts', path: '', message: 'both commission.yaml and commission.ts exist; keep one' });
+    problems.push({
+      file: 'commission.ts',
+      path: '',
+      message: 'both commission.yaml and commission.ts exist; keep one',
+    });
   }
   if (existsSync(yamlPath)) {
     rawConfig = readYaml(dir, 'commission.yaml', problems);
@@ -126,14 +130,17 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
   let rubricFile = 'rubric.yaml';
   if (rawRubric !== undefined) {
     rubricFile = configFile;
-    if (existsSync(rubricPath)) problems.push({ file: 'rubric.yaml', path: '', message: `the rubric is also given in ${configFile}; keep one` });
+    if (existsSync(rubricPath))
+      problems.push({ file: 'rubric.yaml', path: '', message: `the rubric is also given in ${configFile}; keep one` });
   } else if (existsSync(rubricPath)) {
     rawRubric = readYaml(dir, 'rubric.yaml', problems);
   } else {
     problems.push({ file: 'rubric.yaml', path: '', message: 'missing' });
   }
   const rubric =
-    rawRubric === undefined ? undefined : validate(rubricSchema, rawRubric, rubricFile, problems, rubricFile === configFile ? ['rubric'] : []);
+    rawRubric === undefined
+      ? undefined
+      : validate(rubricSchema, rawRubric, rubricFile, problems, rubricFile === configFile ? ['rubric'] : []);
 
   const requirement = readRequirement(dir, problems);
 
@@ -145,14 +152,23 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
     if (existsSync(outside)) heldoutDir = outside;
   }
   const heldoutCases = readCases(dir, heldoutDir, 'heldout', problems);
-  if (devCases.length === 0) problems.push({ file: 'cases/dev', path: '', message: 'no development cases (need cases/dev/<case>/input.md)' });
+  if (devCases.length === 0)
+    problems.push({ file: 'cases/dev', path: '', message: 'no development cases (need cases/dev/<case>/input.md)' });
   if (heldoutCases.length === 0) {
-    problems.push({ file: 'cases/heldout', path: '', message: 'no held-out cases (need cases/heldout/<case>/input.md or HELDOUT_CASES)' });
+    problems.push({
+      file: 'cases/heldout',
+      path: '',
+      message: 'no held-out cases (need cases/heldout/<case>/input.md or HELDOUT_CASES)',
+    });
   }
 
   const starterDir = existsSync(path.join(dir, 'starter')) ? path.join(dir, 'starter') : null;
   if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
-    problems.push({ file: 'starter', path: '', message: `missing: a ${config.family} commission starts from starter/` });
+    problems.push({
+      file: 'starter',
+      path: '',
+      message: `missing: a ${config.family} commission starts from starter/`,
+    });
   }
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
   if (rubric) checkFunctionModules(dir, rubric, checksDir, rubricFile, problems);
@@ -249,13 +265,23 @@ function readCases(root: string, splitDir: string, split: Split, problems: Probl
   return cases;
 }
 
-function checkFunctionModules(dir: string, rubric: Rubric, checksDir: string | null, file: string, problems: Problem[]) {
+function checkFunctionModules(
+  dir: string,
+  rubric: Rubric,
+  checksDir: string | null,
+  file: string,
+  problems: Problem[],
+) {
   rubric.dimensions.forEach((d, i) => {
     d.items.forEach((item, j) => {
       if ('check' in item && item.check === 'function') {
         const p = checksDir ? path.join(checksDir, item.module) : null;
         if (!p || !existsSync(p)) {
-          problems.push({ file, path: `dimensions.${i}.items.${j}.module`, message: `checks/${item.module} not found` });
+          problems.push({
+            file,
+            path: `dimensions.${i}.items.${j}.module`,
+            message: `checks/${item.module} not found`,
+          });
         }
       }
     });

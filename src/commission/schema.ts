@@ -11,7 +11,10 @@ export const familySchema = z.enum(FAMILIES);
 
 const idSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lower-case letters, digits, ".", "_" or "-", starting with a letter or digit');
+  .regex(
+    /^[a-z0-9][a-z0-9._-]*$/,
+    'must be lower-case letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 
 /** Per-case resource budgets; defaults are DESIGN §3's. */
 export const budgetsSchema = z
@@ -22,7 +25,11 @@ export const budgetsSchema = z
     pids: z.number().int().positive().default(256),
     modelCalls: z.number().int().nonnegative().default(100),
     modelTokens: z.number().int().nonnegative().default(1_000_000),
-    outputBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    outputBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
     /** Development rounds `heldout dev` accepts before refusing (DESIGN §6). */
     devRounds: z.number().int().positive().default(20),
   })
@@ -133,7 +140,8 @@ export const commissionSchema = z
     }
     const seen = new Set<string>();
     c.artifacts.forEach((a, i) => {
-      if (seen.has(a.path)) ctx.addIssue({ code: 'custom', path: ['artifacts', i, 'path'], message: `duplicate artifact ${a.path}` });
+      if (seen.has(a.path))
+        ctx.addIssue({ code: 'custom', path: ['artifacts', i, 'path'], message: `duplicate artifact ${a.path}` });
       seen.add(a.path);
     });
   });
@@ -250,7 +258,11 @@ export const dimensionSchema = z
   .superRefine((d, ctx) => {
     const sum = d.items.reduce((s, it) => s + it.points, 0);
     if (Math.abs(sum - d.max) > 1e-9) {
-      ctx.addIssue({ code: 'custom', path: ['items'], message: `item points sum to ${sum}, dimension max is ${d.max}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `item points sum to ${sum}, dimension max is ${d.max}`,
+      });
     }
   });
 
@@ -299,16 +311,22 @@ export const rubricSchema = z
     const ids = new Set(r.dimensions.map((d) => d.id));
     const seen = new Set<string>();
     r.dimensions.forEach((d, i) => {
-      if (seen.has(d.id)) ctx.addIssue({ code: 'custom', path: ['dimensions', i, 'id'], message: `duplicate dimension ${d.id}` });
+      if (seen.has(d.id))
+        ctx.addIssue({ code: 'custom', path: ['dimensions', i, 'id'], message: `duplicate dimension ${d.id}` });
       seen.add(d.id);
     });
     r.outcomes.forEach((o, i) => {
       for (const dim of Object.keys(o.caps)) {
-        if (!ids.has(dim)) ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'caps', dim], message: `unknown dimension ${dim}` });
+        if (!ids.has(dim))
+          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'caps', dim], message: `unknown dimension ${dim}` });
       }
       for (const dim of Object.keys(o.safety?.caps ?? {})) {
         if (!ids.has(dim)) {
-          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'safety', 'caps', dim], message: `unknown dimension ${dim}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['outcomes', i, 'safety', 'caps', dim],
+            message: `unknown dimension ${dim}`,
+          });
         }
       }
     });

@@ -99,6 +99,11 @@ export async function importTau2(
         trials: 1,
         pass: { minResult: 100 },
         model: { required: true },
+        // Relative to the commission, so two imports from the same places are byte-identical.
+        toolAgent: {
+          domain: path.relative(path.resolve(outDir), dir).split(path.sep).join('/') || '.',
+          user: 'scripted',
+        },
       },
       { lineWidth: 0 },
     ),

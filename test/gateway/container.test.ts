@@ -46,6 +46,15 @@ type Runner = (image: string, work: string, a: RunArgs) => Promise<{ exitCode: n
 
 const shq = (x: string) => `'${x.replaceAll("'", `'\\''`)}'`;
 
+/** The delivery's /out/result.json; when it is missing, fail with what the run said instead of a bare ENOENT. */
+function readResult(dir: string, run: { exitCode: number | null; stderr: string }) {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'));
+  } catch (err) {
+    throw new Error(`no result.json (${String(err)}); exit ${run.exitCode}; stderr:\n${run.stderr}`);
+  }
+}
+
 const RUNNERS: [string, Runner][] = [
   ['own runner', (image, _work, a) => runAttached({ image, ...a })],
   [
@@ -135,7 +144,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
           { hostPath: join(ROOT, 'node_modules/openai'), containerPath: '/node_modules/openai', readOnly: true },
         ],
       });
-      const result = JSON.parse(readFileSync(join(od, 'result.json'), 'utf8'));
+      const result = readResult(od, run);
       expect(result.error, run.stderr).toBeUndefined();
       expect(run.exitCode).toBe(0);
       expect(result.chat).toBe('stub says: hello from node');
@@ -166,7 +175,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         outDir: od,
         command: ['python3', '/delivery/main.py'],
       });
-      const result = JSON.parse(readFileSync(join(od, 'result.json'), 'utf8'));
+      const result = readResult(od, run);
       expect(result.error, run.stderr).toBeUndefined();
       expect(run.exitCode).toBe(0);
       expect(result.chat).toBe('stub says: hello from python');
@@ -204,7 +213,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         timeoutMs: 120_000,
       });
       expect(run.exitCode, run.stderr).toBe(0);
-      const result = JSON.parse(readFileSync(join(od, 'result.json'), 'utf8'));
+      const result = readResult(od, run);
       if (process.env.GW_DEBUG) console.log(runnerName, JSON.stringify(result));
       expect(result.found).toEqual([]);
       expect(result.stats.files).toBeGreaterThan(100); // the scan really walked the filesystem
@@ -223,7 +232,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         trial: 1,
         budgets: { calls: 10, tokens: 10_000, wallSeconds: 120 },
       });
-      await runner(image, work, {
+      const controlRun = await runner(image, work, {
         attachment: attachmentFor(gw, reg2),
         deliveryDir: join(FIX, 'key-scan'),
         outDir: od2,
@@ -232,7 +241,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         mounts: [{ hostPath: plantDir, containerPath: '/plant', readOnly: true }],
         timeoutMs: 120_000,
       });
-      const control = JSON.parse(readFileSync(join(od2, 'result.json'), 'utf8'));
+      const control = readResult(od2, controlRun);
       expect(control.found).toEqual(expect.arrayContaining(['env', '/plant/leak.txt']));
     });
   },

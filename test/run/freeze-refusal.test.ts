@@ -9,7 +9,10 @@ const repo = path.resolve(import.meta.dirname, '../..');
 
 async function heldout(args: string[]) {
   try {
-    const r = await promisify(execFile)('node', [path.join(repo, 'dist/cli/bin.js'), ...args], { cwd: repo, maxBuffer: 32 << 20 });
+    const r = await promisify(execFile)('node', [path.join(repo, 'dist/cli/bin.js'), ...args], {
+      cwd: repo,
+      maxBuffer: 32 << 20,
+    });
     return { code: 0, out: r.stdout + r.stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -28,15 +31,36 @@ describe('a frozen delivery', () => {
     const f = await heldout(['freeze', delivery, '--no-image']);
     expect(f.code, f.out).toBe(0);
     expect(existsSync(`${delivery}.freeze.json`)).toBe(true);
-    const r = await heldout(['run', 'tasks/log-triage', '--delivery', delivery, '--sandbox', 'process', '--out', path.join(tmp, 'ok')]);
+    const r = await heldout([
+      'run',
+      'tasks/log-triage',
+      '--delivery',
+      delivery,
+      '--sandbox',
+      'process',
+      '--out',
+      path.join(tmp, 'ok'),
+    ]);
     expect(r.code, r.out).toBe(0);
     const summary = JSON.parse(readFileSync(path.join(tmp, 'ok/summary.json'), 'utf8'));
-    expect(summary.commissions[0].delivery).toMatchObject({ frozen: true, digest: JSON.parse(readFileSync(`${delivery}.freeze.json`, 'utf8')).digest });
+    expect(summary.commissions[0].delivery).toMatchObject({
+      frozen: true,
+      digest: JSON.parse(readFileSync(`${delivery}.freeze.json`, 'utf8')).digest,
+    });
   });
 
   test('is refused after tampering, naming the changed file, and no case runs', async () => {
     appendFileSync(path.join(delivery, 'run_agent.py'), '\n# tweaked after the freeze\n');
-    const r = await heldout(['run', 'tasks/log-triage', '--delivery', delivery, '--sandbox', 'process', '--out', path.join(tmp, 'bad')]);
+    const r = await heldout([
+      'run',
+      'tasks/log-triage',
+      '--delivery',
+      delivery,
+      '--sandbox',
+      'process',
+      '--out',
+      path.join(tmp, 'bad'),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/refused/);
     expect(r.out).toContain('run_agent.py');

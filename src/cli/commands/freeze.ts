@@ -1,7 +1,18 @@
 import { resolve } from 'node:path';
 import { CommissionError, loadCommission } from '../../commission/index.js';
-import { defaultLedgerPath, freezeFromLedger, NoQualifyingRoundError, RoundDigestMismatchError } from '../../devloop/index.js';
-import { defaultEnvironment, FREEZE_POLICIES, type FreezeManifest, type FreezePolicy, writeFreeze } from '../../freeze/index.js';
+import {
+  defaultLedgerPath,
+  freezeFromLedger,
+  NoQualifyingRoundError,
+  RoundDigestMismatchError,
+} from '../../devloop/index.js';
+import {
+  defaultEnvironment,
+  FREEZE_POLICIES,
+  type FreezeManifest,
+  type FreezePolicy,
+  writeFreeze,
+} from '../../freeze/index.js';
 import { engineAnswers, imageId, RUNTIME_IMAGE } from '../../sandbox/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
 
@@ -69,11 +80,19 @@ Exit: 0 written, 2 usage error.`,
     if (ledgerPath) {
       if (round !== null) throw new UsageError('freeze: --round is chosen by the policy when a ledger is given');
       try {
-        const r = await freezeFromLedger({ deliveryDir: positionals[0], ledgerPath, policy: policy as FreezePolicy, out, environment });
+        const r = await freezeFromLedger({
+          deliveryDir: positionals[0],
+          ledgerPath,
+          policy: policy as FreezePolicy,
+          out,
+          environment,
+        });
         m = r.manifest;
       } catch (err) {
-        if (err instanceof NoQualifyingRoundError || err instanceof RoundDigestMismatchError) throw new UsageError(err.message);
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`freeze: no round ledger at ${ledgerPath}`);
+        if (err instanceof NoQualifyingRoundError || err instanceof RoundDigestMismatchError)
+          throw new UsageError(err.message);
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          throw new UsageError(`freeze: no round ledger at ${ledgerPath}`);
         throw new UsageError((err as Error).message);
       }
     } else {

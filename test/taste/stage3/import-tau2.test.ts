@@ -15,6 +15,7 @@ describe('importTau2', () => {
     const { written } = await importTau2(path.join(tau2Dir, 'airline'), out);
     const c = await loadCommission(out);
     expect(c.config.family).toBe('tool-agent');
+    expect(path.resolve(out, c.config.toolAgent!.domain)).toBe(path.join(tau2Dir, 'airline'));
     const split = JSON.parse(readFileSync(path.join(tau2Dir, 'airline/split_tasks.json'), 'utf8'));
     expect(c.cases.dev.map((x) => x.id).sort()).toEqual([...split.train].sort());
     expect(c.cases.heldout.map((x) => x.id).sort()).toEqual([...split.test].sort());
