@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The project's own tests. Commission suites get their own Vitest project once the heldout plugin is wired in
-// (see README "Running commissions under Vitest").
+// The project's own tests. `faults` holds tests that break shared infrastructure on purpose (they stop the Docker
+// engine and restart it), so they run alone, after everything else.
 export default defineConfig({
   test: {
     projects: [
@@ -9,8 +9,20 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/faults/**'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

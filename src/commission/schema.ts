@@ -98,6 +98,13 @@ export const toolAgentSchema = z
     user: z.enum(['scripted', 'llm']).default('scripted'),
     maxSteps: z.number().int().positive().default(30),
     maxErrors: z.number().int().positive().default(10),
+    /**
+     * TEST-HARNESS SWITCH — LEAKS THE GOLD ACTIONS. When true, the runner sends each case's gold actions and
+     * communicate_info to the agent in the `start` message (`oracle_actions`, `oracle_communicate`), so the scripted
+     * test oracle can replay them. It exists only for heldout's own tests; it must NEVER be set for a real
+     * evaluation. Every case run with it says so in its stderr tail and in the run's isolation notes.
+     */
+    oracleHints: z.boolean().default(false),
   })
   .strict();
 

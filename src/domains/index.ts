@@ -18,6 +18,7 @@ export { type EpisodeOptions, type EpisodeResult, runEpisode, type Termination }
 export { type ImportTau2Options, type ImportTau2Result, importTau2 } from './import-tau2.js';
 export { isWriteTool, loadTau2Domain, openAiToolSchemas } from './load-domain.js';
 export { communicated, computeReward, DEFAULT_REWARD_BASIS, type RewardInput } from './reward.js';
+export { type StreamAgentOptions, streamAgent } from './stream-agent.js';
 export { ToolError } from './tool-error.js';
 export * from './types.js';
 export {

@@ -142,7 +142,8 @@ function writeFailureCase(
       counterexample: failure.counterexample,
       ...(failure.followUp === undefined ? {} : { followUp: failure.followUp }),
       ...(failure.expect ? { expect: failure.expect } : {}),
-      replay: `heldout gen property ${commission.dir} --delivery ${path.resolve(options.delivery)} --seed ${failure.seed} --path ${failure.path}`,
+      // Where the commission lives is left out, so the same failure writes the same bytes wherever it is run.
+      replay: `heldout gen property <commission> --delivery <delivery> --seed ${failure.seed} --path ${failure.path}`,
     }),
   );
   return dir;

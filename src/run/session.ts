@@ -18,8 +18,10 @@ import {
   installSignalCleanup,
   resolveSandbox,
   type SandboxBackend,
+  type SandboxSpec,
 } from '../sandbox/index.js';
 import { scanDevStrings } from './dev-strings.js';
+import { runToolAgentTrial } from './tool-agent.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 export interface RunSessionOptions {
@@ -246,22 +248,30 @@ export class RunSession {
 
     let execution: Execution;
     try {
-      execution = await this.limit(() =>
-        backend.run({
-          runId: this.options.runId,
-          caseId: caseRef.id,
-          trial,
-          image: cfg.sandbox.image,
-          command: cfg.entry,
-          deliveryDir: runDir,
-          inputPath: caseRef.inputPath,
-          assetsDir: caseRef.assetsDir,
-          outputDir,
-          env: cfg.sandbox.env,
-          limits,
-          gateway: attachmentFor(gateway, registered),
-        }),
-      );
+      const spec: SandboxSpec = {
+        runId: this.options.runId,
+        caseId: caseRef.id,
+        trial,
+        image: cfg.sandbox.image,
+        command: cfg.entry,
+        deliveryDir: runDir,
+        inputPath: caseRef.inputPath,
+        assetsDir: caseRef.assetsDir,
+        outputDir,
+        env: cfg.sandbox.env,
+        limits,
+        gateway: attachmentFor(gateway, registered),
+      };
+      if (cfg.family === 'tool-agent') {
+        // The entry runs under the stdio bridge; the τ² episode writes episode.json, graded below like any output.
+        const trialRun = await this.limit(() =>
+          runToolAgentTrial({ backend, spec, commission, caseRef, split, trial, gateway, caseKey }),
+        );
+        if (trialRun.grade) return meta(trialRun.grade);
+        execution = trialRun.execution;
+      } else {
+        execution = await this.limit(() => backend.run(spec));
+      }
     } catch (err) {
       return meta(infraError(caseRef, split, trial, `sandbox: ${(err as Error).message}`));
     }
@@ -274,7 +284,11 @@ export class RunSession {
       );
     }
 
+    // A call cut short by the sandbox's end is ledgered just after; refused calls (429, 503) are ledgered too but
+    // are not model calls, so the counts come from the gateway's usage.
+    await gateway.flush();
     const ledger = readLedger(path.join(this.options.out, 'ledger'), caseKey, trial);
+    const usage = gateway.usage(caseKey, trial);
     const runCommand: CommandRunner = (command, opts) =>
       this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir);
     const grade = await gradeCase({
@@ -284,11 +298,7 @@ export class RunSession {
       split,
       execution,
       outputDir,
-      ledger: {
-        calls: ledger.length,
-        tokens: ledger.reduce((s, e) => s + (e.usage?.totalTokens ?? 0), 0),
-        entries: ledger,
-      },
+      ledger: { calls: usage.calls, tokens: usage.tokens, entries: ledger },
       judge: judgeConfigFromEnv(),
       cacheDir: this.options.judgeCache === false ? null : this.options.judgeCache,
       runCommand,

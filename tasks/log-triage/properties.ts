@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { z } from 'zod';
-import { defineProperties, type Outputs } from '../../src/propgen/index.js';
+import { arbitraryFromZod, defineProperties, type Outputs } from '../../src/propgen/index.js';
 
 const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const;
 type Level = (typeof LEVELS)[number];
@@ -314,8 +314,19 @@ function differences(a: Report | null, b: Report | null, fields: string[]): stri
 const COUNT_FIELDS = ['log_format', 'total_events', 'malformed_lines', 'levels', 'first_error', 'last_error', 'filter'];
 const reportOf = (o: Outputs) => o.readJson<Report>('report.json');
 
+/** Absent three times in four: most generated requests ask about the whole log. */
+const sometimes = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: arb, weight: 1 });
+
 export default defineProperties({
   input: inputSchema,
+  // Logs of a realistic length, and filters that are the exception rather than the rule.
+  arbitraries: {
+    'log.events': fc.array(arbitraryFromZod(eventSchema), { maxLength: 16, size: 'medium' }),
+    'request.services': sometimes(fc.array(fc.constantFrom(...SERVICE_POOL, 'unknown-svc'), { minLength: 1, maxLength: 3 })),
+    'request.from': sometimes(fc.integer({ min: 0, max: SPAN / 2 })),
+    'request.to': sometimes(fc.integer({ min: SPAN / 4, max: SPAN })),
+  },
   render,
   truth,
   properties: [

@@ -1,22 +1,8 @@
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-const bin = path.join(repo, 'dist/cli/bin.js');
-
-async function heldout(args: string[]) {
-  try {
-    const r = await promisify(execFile)('node', [bin, ...args], { cwd: repo });
-    return { code: 0, out: r.stdout + r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
+import { heldout, repoRoot as repo } from '../helpers/cli.js';
 
 describe('heldout validate', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-validate-'));

@@ -16,18 +16,21 @@ async function problemsOf(dir: string) {
 }
 
 describe('commission packages', () => {
-  test.prop([validCommission, validRubric], { numRuns: 40 })('random valid packages load', async (commission, rubric) => {
-    const dir = writePackage({ commission, rubric });
-    try {
-      const c = await loadCommission(dir);
-      expect(c.config.id).toBe(commission.id);
-      expect(c.rubric.dimensions.reduce((s, d) => s + d.max, 0)).toBe(100);
-      expect(c.cases.heldout.map((x) => x.id)).toEqual(['h1']);
-      expect(c.cases.heldout[0].truth).toEqual({ answer: 'h1' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  test.prop([validCommission, validRubric], { numRuns: 40 })(
+    'random valid packages load',
+    async (commission, rubric) => {
+      const dir = writePackage({ commission, rubric });
+      try {
+        const c = await loadCommission(dir);
+        expect(c.config.id).toBe(commission.id);
+        expect(c.rubric.dimensions.reduce((s, d) => s + d.max, 0)).toBe(100);
+        expect(c.cases.heldout.map((x) => x.id)).toEqual(['h1']);
+        expect(c.cases.heldout[0].truth).toEqual({ answer: 'h1' });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   // Each corruption names the field it breaks; the loader must name that file and field, never crash.
   const corruptions = fc.constantFrom(
@@ -51,7 +54,9 @@ describe('commission packages', () => {
       try {
         const problems = await problemsOf(dir);
         expect(problems).not.toBeNull();
-        const hit = problems!.find((p) => p.file === 'commission.yaml' && p.path.startsWith(corruption.field.split('.')[0]));
+        const hit = problems!.find(
+          (p) => p.file === 'commission.yaml' && p.path.startsWith(corruption.field.split('.')[0]),
+        );
         expect(hit, JSON.stringify(problems)).toBeDefined();
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -93,15 +98,18 @@ describe('commission packages', () => {
     },
   );
 
-  test.prop([validCommission, validRubric], { numRuns: 10 })('YAML syntax errors carry line and column', async (commission, rubric) => {
-    const dir = writePackage({ commission, rubric });
-    try {
-      writeFileSync(path.join(dir, 'commission.yaml'), 'id: x\ntitle: [unclosed\nfamily: creation\n');
-      const problems = await problemsOf(dir);
-      expect(problems?.[0]).toMatchObject({ file: 'commission.yaml' });
-      expect(problems?.[0].path).toMatch(/^line \d+, column \d+$/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  test.prop([validCommission, validRubric], { numRuns: 10 })(
+    'YAML syntax errors carry line and column',
+    async (commission, rubric) => {
+      const dir = writePackage({ commission, rubric });
+      try {
+        writeFileSync(path.join(dir, 'commission.yaml'), 'id: x\ntitle: [unclosed\nfamily: creation\n');
+        const problems = await problemsOf(dir);
+        expect(problems?.[0]).toMatchObject({ file: 'commission.yaml' });
+        expect(problems?.[0].path).toMatch(/^line \d+, column \d+$/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

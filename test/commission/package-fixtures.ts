@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 
 /** Writes a commission package from plain objects into a fresh temp dir; returns the dir. */
-export function writePackage(pkg: { commission: unknown; rubric: unknown; dev?: string[]; heldout?: string[] }): string {
+export function writePackage(pkg: {
+  commission: unknown;
+  rubric: unknown;
+  dev?: string[];
+  heldout?: string[];
+}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'heldout-pkg-'));
   writeFileSync(path.join(dir, 'commission.yaml'), stringify(pkg.commission));
   writeFileSync(path.join(dir, 'rubric.yaml'), stringify(pkg.rubric));
@@ -33,12 +38,10 @@ export function writePackage(pkg: { commission: unknown; rubric: unknown; dev?: 
 
 /** Splits `total` into `n` positive integer parts (n ≤ total). */
 const partition = (total: number, n: number) =>
-  fc
-    .uniqueArray(fc.integer({ min: 1, max: total - 1 }), { minLength: n - 1, maxLength: n - 1 })
-    .map((cuts) => {
-      const s = [0, ...cuts.sort((a, b) => a - b), total];
-      return s.slice(1).map((v, i) => v - s[i]);
-    });
+  fc.uniqueArray(fc.integer({ min: 1, max: total - 1 }), { minLength: n - 1, maxLength: n - 1 }).map((cuts) => {
+    const s = [0, ...cuts.sort((a, b) => a - b), total];
+    return s.slice(1).map((v, i) => v - s[i]);
+  });
 
 const slug = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/);
 

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-
-const repo = path.resolve(import.meta.dirname, '../..');
+import { heldout } from '../helpers/cli.js';
 
 // The README's main job, end to end: every example commission × each of its example deliveries × both splits.
 describe('heldout demo', () => {
@@ -16,10 +13,8 @@ describe('heldout demo', () => {
     summary.commissions.find((c: any) => c.id === id && c.delivery.label === label && c.split === split);
 
   beforeAll(async () => {
-    const r = await promisify(execFile)('node', [path.join(repo, 'dist/cli/bin.js'), 'demo', '--out', out], {
-      cwd: repo,
-      maxBuffer: 32 * 1024 * 1024,
-    });
+    const r = await heldout(['demo', '--out', out]);
+    expect(r.code, r.out).toBe(0);
     stdout = r.stdout;
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
   }, 600_000);

@@ -135,12 +135,10 @@ describe('todo-due-dates deliveries (editing)', () => {
 });
 
 describe('ticket-routing deliveries (optimization)', () => {
-  test('starter delivery is the commission starter; candidate wins on most held-out instances', async () => {
+  // The starter a0 is the commission's own starter/, run beside every candidate (no copy among the deliveries).
+  test('the candidate wins over the starter on most held-out instances', async () => {
     const c = await load('ticket-routing');
-    expect(readFileSync(path.join(deliveries, 'ticket-routing-starter', 'route.py'), 'utf8')).toBe(
-      readFileSync(path.join(c.starterDir!, 'route.py'), 'utf8'),
-    );
-    const j0 = keep(gradeAll(c, 'heldout', path.join(deliveries, 'ticket-routing-starter')));
+    const j0 = keep(gradeAll(c, 'heldout', c.starterDir!));
     const j1 = keep(gradeAll(c, 'heldout', path.join(deliveries, 'ticket-routing-candidate')));
     for (const g of [...j0, ...j1]) expect(g.gate, `${g.case}: ${g.reason}`).toBeNull();
     // J is graded, not pass/fail: the starter lands strictly between 0 and 100 on every instance.

@@ -17,22 +17,31 @@ import { engineAnswers, ensureRuntimeImage, resolveSandbox, type SandboxKind } f
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const commissionDir = path.join(repo, 'tasks/log-triage');
+const declFile = path.join(commissionDir, 'properties.ts');
 const delivery = (name: string) => path.join(repo, 'fixtures/deliveries', `log-triage-${name}`);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-propgen-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const docker = await engineAnswers(3000);
 
-/** A copy of the commission with no held-out cases of its own: only written cases land there. */
+/** A copy of the commission (one held-out case of its own kept) that written cases land in. */
 function commissionCopy(name: string): string {
   const dir = path.join(tmp, name);
-  cpSync(commissionDir, dir, { recursive: true });
-  rmSync(path.join(dir, 'cases/heldout'), { recursive: true, force: true });
-  mkdirSync(path.join(dir, 'cases/heldout'), { recursive: true });
+  // properties.ts stays behind: its imports resolve from the repository only (passed as --properties).
+  cpSync(commissionDir, dir, {
+    recursive: true,
+    filter: (src) => !/cases\/heldout\/h0[2-9]|properties\.ts$/.test(src),
+  });
   return dir;
 }
 
 /** Runs one written case as an ordinary case: the sandbox, then the commission's own grading. */
-async function gradeOrdinary(dir: string, split: 'dev' | 'heldout', caseId: string, deliveryDir: string, kind: SandboxKind = 'process') {
+async function gradeOrdinary(
+  dir: string,
+  split: 'dev' | 'heldout',
+  caseId: string,
+  deliveryDir: string,
+  kind: SandboxKind = 'process',
+) {
   const commission = await loadCommission(dir);
   const caseRef = commission.cases[split].find((c) => c.id === caseId);
   expect(caseRef, `${caseId} is a ${split} case of the copy`).toBeDefined();
@@ -80,7 +89,7 @@ describe('log-triage properties', () => {
       fc.property(generatedArbitrary(decl), ([input]) => {
         expect(decl.input.safeParse(input).success).toBe(true);
         const files = decl.render(input);
-        const log = /^Log: (\S+)$/m.exec(files['input.md']!)?.[1];
+        const log = /^(?:- )?Log: (\S+)$/m.exec(files['input.md']!)?.[1];
         expect(log && files[log] !== undefined).toBe(true);
         expect(decl.truth!(input)).toHaveProperty('total_events');
       }),
@@ -112,7 +121,21 @@ describe('log-triage properties', () => {
 
   test('hollow: `gen property` exits 1, prints seed and path, writes a dev case that fails the same gate when run', async () => {
     const dir = commissionCopy('hollow');
-    const r = await cli([dir, '--delivery', delivery('hollow'), '--runs', '20', '--seed', '7', '--into', 'dev', '--sandbox', 'process']);
+    const r = await cli([
+      dir,
+      '--delivery',
+      delivery('hollow'),
+      '--runs',
+      '20',
+      '--seed',
+      '7',
+      '--into',
+      'dev',
+      '--sandbox',
+      'process',
+      '--properties',
+      declFile,
+    ]);
     expect(r.code, r.out).toBe(1);
     expect(r.out).toMatch(/Property failed: artifacts-parse/);
     expect(r.out).toMatch(/\{ seed: 7, path: "[\d:]+", endOnFailure: true \}/);
@@ -135,13 +158,20 @@ describe('log-triage properties', () => {
     const reports: PropertyReport[] = [];
     for (const dir of dirs) {
       reports.push(
-        await runProperties(dir, { delivery: delivery('overfit'), runs: 50, seed: 1234, sandbox: 'process', casesDir: path.join(dir, 'cases'), propertiesFile: path.join(commissionDir, 'properties.ts') }),
+        await runProperties(dir, {
+          delivery: delivery('overfit'),
+          runs: 50,
+          seed: 1234,
+          sandbox: 'process',
+          casesDir: path.join(dir, 'cases'),
+          propertiesFile: declFile,
+        }),
       );
     }
     const [a, b] = reports as [PropertyReport, PropertyReport];
     expect(a.failure).not.toBeNull();
     expect(a.failure!.property).toBe('passes-rubric');
-    expect(a.failure!.caseDir).toMatch(new RegExp(`/cases/heldout/prop-passes-rubric-1234-[0-9a-f]{8}$`));
+    expect(a.failure!.caseDir).toMatch(/\/cases\/heldout\/prop-passes-rubric-1234-[0-9a-f]{8}$/);
     // Same seed → same counterexample, same path, same case directory name and bytes.
     expect(b.failure!.path).toBe(a.failure!.path);
     expect(b.failure!.counterexample).toEqual(a.failure!.counterexample);
@@ -175,12 +205,20 @@ describe('log-triage properties', () => {
   test('usage errors exit 2 through UsageError', async () => {
     await expect(cli([commissionDir])).rejects.toThrow(/--delivery/);
     await expect(cli([commissionDir, '--delivery', delivery('reference'), '--into', 'prod'])).rejects.toThrow(/--into/);
-    await expect(cli([path.join(tmp, 'nowhere'), '--delivery', delivery('reference')])).rejects.toThrow(/not a directory/);
+    await expect(cli([path.join(tmp, 'nowhere'), '--delivery', delivery('reference')])).rejects.toThrow(
+      /not a directory/,
+    );
   });
 
   test.skipIf(!docker)('docker sandbox: hollow fails a built-in property inside a container too', async () => {
     await ensureRuntimeImage();
-    const report = await runProperties(commissionDir, { delivery: delivery('hollow'), runs: 5, seed: 3, sandbox: 'docker', write: false });
+    const report = await runProperties(commissionDir, {
+      delivery: delivery('hollow'),
+      runs: 5,
+      seed: 3,
+      sandbox: 'docker',
+      write: false,
+    });
     expect(report.sandbox).toBe('docker');
     expect(report.failure?.property).toBe('artifacts-parse');
   });

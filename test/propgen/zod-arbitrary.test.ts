@@ -54,7 +54,10 @@ describe('arbitraryFromZod', () => {
 
   test('a .meta({ arbitrary }) and an overrides path replace the derived arbitrary', () => {
     const schema = z.object({
-      service: z.string().regex(/^[a-z]+$/).meta({ arbitrary: fc.constantFrom('auth', 'mailer') }),
+      service: z
+        .string()
+        .regex(/^[a-z]+$/)
+        .meta({ arbitrary: fc.constantFrom('auth', 'mailer') }),
       lines: z.array(z.object({ text: z.string() })).max(3),
     });
     const arb = arbitraryFromZod(schema, { overrides: { 'lines.text': fc.constant('2024-01-01 INFO [a] b') } });

@@ -1,24 +1,8 @@
-import { execFile } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-
-async function heldout(args: string[]) {
-  try {
-    const r = await promisify(execFile)('node', [path.join(repo, 'dist/cli/bin.js'), ...args], {
-      cwd: repo,
-      maxBuffer: 32 << 20,
-    });
-    return { code: 0, out: r.stdout + r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
+import { heldout, repoRoot as repo } from '../helpers/cli.js';
 
 // `heldout freeze` then `heldout run`: the run holds the delivery to its freeze (DESIGN §6).
 describe('a frozen delivery', () => {

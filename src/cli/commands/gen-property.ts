@@ -7,14 +7,15 @@ export default defineCommand({
   name: 'gen property',
   summary: 'property-based cases: run a delivery on generated inputs, shrink a failure into a new case (§12)',
   help: `Usage: heldout gen property <commission> --delivery <dir> [--runs n=100] [--seed s] [--path p]
-                           [--into dev|heldout] [--out <cases-dir>] [--sandbox auto|docker|process] [--json]
+                           [--into dev|heldout] [--out <cases-dir>] [--properties <file>]
+                           [--sandbox auto|docker|process] [--json]
 
 Generates case inputs from the commission's properties.ts (a zod schema, a renderer and properties), runs the
 delivery on each through the same sandbox as held-out cases and checks the built-in properties (never crashes,
 required artifacts parse, passes the rubric when truth is derivable), the declared ones and the metamorphic
 relations. On a failure, fast-check shrinks the input to a minimal one breaking the same property, and it is
 written as <out>/<into>/prop-<property>-<seed>-<hash>/ (input.md, assets/, property.json, truth.json).
---out defaults to <commission>/cases (held-out: $HELDOUT_CASES/<id> when it exists). --seed and --path replay a
+--properties names the declaration (default <commission>/properties.ts). --out defaults to <commission>/cases (held-out: $HELDOUT_CASES/<id> when it exists). --seed and --path replay a
 reported failure. --json prints one JSON document: { commission, delivery, sandbox, seed, runs, properties, failure }.
 
 Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage error or invalid input.`,
@@ -25,6 +26,7 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
     path: { type: 'string' },
     into: { type: 'string' },
     out: { type: 'string' },
+    properties: { type: 'string' },
     sandbox: { type: 'string' },
     json: { type: 'boolean' },
   },
@@ -58,6 +60,7 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
         path: typeof values.path === 'string' ? values.path : undefined,
         into,
         casesDir: typeof values.out === 'string' ? values.out : undefined,
+        propertiesFile: typeof values.properties === 'string' ? values.properties : undefined,
         sandbox: sandbox as SandboxKind,
         onEvaluated: json
           ? undefined

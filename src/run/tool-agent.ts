@@ -1,0 +1,319 @@
+/**
+ * The tool-agent family in the runner (DESIGN §1, §5): the delivery's entry command runs in the ordinary sandbox
+ * under a stdio bridge that connects to a Unix socket the evaluator owns; the accepted connection is the agent
+ * session of a τ² episode (tools, database, user simulator and reward stay on the evaluator's side). The episode is
+ * written to `episode.json` in the case's output directory, which the commission's rubric then grades
+ * (`json-equals` on `reward` = 1, so pass^k over trials is τ-bench's).
+ */
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { CaseRef, Commission, Split } from '../commission/index.js';
+import {
+  type AgentSession,
+  AgentProtocolError,
+  type EpisodeResult,
+  llmUser,
+  loadTau2Domain,
+  runEpisode,
+  scriptedUser,
+  streamAgent,
+  type Tau2Domain,
+  type Tau2Task,
+  type UserSimulator,
+} from '../domains/index.js';
+import type { Gateway } from '../gateway/index.js';
+import type { CaseGrade } from '../grading/index.js';
+import type { Execution, SandboxBackend, SandboxSpec } from '../sandbox/index.js';
+import { writeBridge } from './tool-agent-bridge.js';
+
+/** Where the episode directory (bridge + socket, nothing else) appears inside a docker sandbox. */
+export const EPISODE_MOUNT = '/episode';
+export const EPISODE_FILE = 'episode.json';
+export const ORACLE_HINTS_WARNING =
+  'toolAgent.oracleHints is on: the gold actions were sent to the agent (a test-harness run, not an evaluation)';
+
+/** What `episode.json` holds. */
+export interface EpisodeRecord {
+  reward: number;
+  rewardDetail: EpisodeResult['rewardDetail'];
+  messages: EpisodeResult['messages'];
+  toolCalls: EpisodeResult['toolCalls'];
+  info: EpisodeResult['info'] & {
+    taskId: string;
+    domain: string;
+    user: 'scripted' | 'llm';
+    oracleHints: boolean;
+    /** What the sandbox was given beyond the ordinary delivery/case/output mounts: the bridge and its socket. */
+    bridge: { command: string; mounts: { hostPath: string; containerPath: string; readOnly: boolean; files: string[] }[] };
+  };
+}
+
+export interface ToolAgentTrialInput {
+  backend: SandboxBackend;
+  /** The ordinary sandbox spec of the case; its `command` is the delivery's entry. */
+  spec: SandboxSpec;
+  commission: Pick<Commission, 'dir' | 'config'>;
+  caseRef: CaseRef;
+  split: Split;
+  trial: number;
+  /** The run's gateway: the LLM user simulator goes through its `user` role. */
+  gateway: Pick<Gateway, 'socketPath' | 'roles' | 'registerCase'>;
+  /** The case's key in the gateway (the user simulator's calls are registered under `<caseKey>#user`). */
+  caseKey: string;
+}
+
+/** Either the sandbox's execution (episode.json written; the caller grades it) or a grade that stops the case. */
+export type ToolAgentTrialOutcome = { execution: Execution; grade?: undefined } | { grade: CaseGrade; execution?: undefined };
+
+const domains = new Map<string, Promise<Tau2Domain>>();
+/** τ² domains are loaded once per process and directory. */
+function domainAt(dir: string): Promise<Tau2Domain> {
+  let d = domains.get(dir);
+  if (!d) {
+    d = loadTau2Domain(dir);
+    d.catch(() => domains.delete(dir));
+    domains.set(dir, d);
+  }
+  return d;
+}
+
+function shQuote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A case grade that is not a score: `unscored` (no reward can honestly be given) or an evaluator-side fault. */
+export function stoppedGrade(
+  caseRef: Pick<CaseRef, 'id'>,
+  split: Split,
+  trial: number,
+  status: 'unscored' | 'infra-error',
+  reason: string,
+): CaseGrade {
+  return {
+    id: caseRef.id,
+    trial,
+    split,
+    status,
+    gate: null,
+    reason,
+    result: null,
+    passed: false,
+    dimensions: {},
+    ceilings: [],
+    ceilingHit: false,
+    ceilingSet: false,
+    outcomes: [],
+    judge: null,
+    wallMs: 0,
+    modelCalls: 0,
+    tokens: 0,
+    exitCode: null,
+    stderrTail: '',
+    claimsContradicted: [],
+  };
+}
+
+/** The τ² task of a case (its whole truth.json), or why there is none. */
+export function taskOf(caseRef: Pick<CaseRef, 'truth'>): Tau2Task | string {
+  const t = caseRef.truth as Partial<Tau2Task> | null;
+  if (!t) return 'the case has no truth.json (a tool-agent case needs the τ² task there)';
+  if (t.id === undefined || !t.user_scenario) return 'truth.json is not a τ² task (no id or user_scenario)';
+  return { ...t, id: String(t.id) } as Tau2Task;
+}
+
+/** The start-message fields that leak the gold to the test oracle; only sent under `toolAgent.oracleHints`. */
+export function oracleHints(task: Tau2Task): Record<string, unknown> {
+  return {
+    oracle_actions: (task.evaluation_criteria?.actions ?? []).map((a) => ({ name: a.name, arguments: a.arguments })),
+    oracle_communicate: task.evaluation_criteria?.communicate_info ?? [],
+  };
+}
+
+/** The bridge command and mount for an episode directory, as the given backend sees it. */
+export function bridgeSpec(
+  spec: SandboxSpec,
+  backendName: SandboxBackend['name'],
+  episodeDir: string,
+): Pick<SandboxSpec, 'command' | 'mounts'> {
+  // The process backend bind-mounts in place (containerPath is docker's); paths inside differ per backend.
+  const inside = backendName === 'docker' ? EPISODE_MOUNT : episodeDir;
+  return {
+    command: `node ${shQuote(`${inside}/bridge.mjs`)} ${shQuote(`${inside}/agent.sock`)} -- ${shQuote(spec.command)}`,
+    mounts: [...(spec.mounts ?? []), { hostPath: episodeDir, containerPath: EPISODE_MOUNT, readOnly: true }],
+  };
+}
+
+/** A loopback TCP → Unix-socket relay so an HTTP client on the host reaches the gateway socket. */
+async function loopbackRelay(socketPath: string): Promise<{ port: number; close(): Promise<void> }> {
+  const conns = new Set<net.Socket>();
+  const server = net.createServer((c) => {
+    const u = net.connect(socketPath);
+    conns.add(c).add(u);
+    const drop = () => {
+      c.destroy();
+      u.destroy();
+      conns.delete(c);
+      conns.delete(u);
+    };
+    c.on('error', drop).on('close', drop);
+    u.on('error', drop).on('close', drop);
+    c.pipe(u).pipe(c);
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const c of conns) c.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A session for an agent that never connected: every reply is that failure. */
+function absentAgent(reason: string): AgentSession {
+  return {
+    send() {},
+    next: () => Promise.reject(new AgentProtocolError(reason)),
+    close: async () => {},
+  };
+}
+
+/**
+ * Runs one tool-agent case × trial: the delivery in the sandbox under the stdio bridge, a τ² episode against it on
+ * the evaluator's side, then `episode.json` into the case's output directory. Resolves with the sandbox's
+ * execution for the ordinary grading, or with an `unscored` / `infra-error` grade when no honest reward exists
+ * (the LLM user has no model, or the user simulator failed). Never mounts anything of the case but its input:
+ * the socket directory holds only the bridge and the socket.
+ */
+export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<ToolAgentTrialOutcome> {
+  const { backend, spec, commission, caseRef, split, trial } = input;
+  const cfg = commission.config;
+  const ta = cfg.toolAgent;
+  if (!ta) return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', 'tool-agent commission without toolAgent') };
+  const task = taskOf(caseRef);
+  if (typeof task === 'string') return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', task) };
+  const domainDir = path.resolve(commission.dir, ta.domain);
+  let domain: Tau2Domain;
+  try {
+    domain = await domainAt(domainDir);
+  } catch (err) {
+    return {
+      grade: stoppedGrade(caseRef, split, trial, 'infra-error', `τ² domain ${domainDir}: ${(err as Error).message}`),
+    };
+  }
+
+  let user: UserSimulator;
+  let relay: Awaited<ReturnType<typeof loopbackRelay>> | null = null;
+  if (ta.user === 'llm') {
+    const role = input.gateway.roles.user;
+    if (!role.baseURL || !role.model) {
+      return {
+        grade: stoppedGrade(
+          caseRef,
+          split,
+          trial,
+          'unscored',
+          'toolAgent.user is llm but the gateway has no model for its user role (set HELDOUT_USER_BASE_URL, HELDOUT_USER_API_KEY, HELDOUT_USER_MODEL or OPENAI_*): no reward without a user simulator',
+        ),
+      };
+    }
+    const reg = input.gateway.registerCase({
+      caseId: `${input.caseKey}#user`,
+      trial,
+      role: 'user',
+      budgets: { calls: ta.maxSteps + 1, tokens: null, wallSeconds: cfg.budgets.wallSeconds },
+    });
+    relay = await loopbackRelay(input.gateway.socketPath);
+    user = llmUser({ baseURL: `http://127.0.0.1:${relay.port}/v1`, apiKey: reg.token, model: role.model });
+  } else {
+    user = scriptedUser();
+  }
+
+  const episodeDir = mkdtempSync(path.join(os.tmpdir(), 'heldout-episode-'));
+  const server = net.createServer();
+  try {
+    // The sandbox user (uid 65534) must traverse the directory, read the bridge and connect to the socket.
+    chmodSync(episodeDir, 0o777);
+    writeBridge(episodeDir);
+    const socketPath = path.join(episodeDir, 'agent.sock');
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
+    chmodSync(socketPath, 0o666);
+    const connected = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+
+    const bridge = bridgeSpec(spec, backend.name, episodeDir);
+    const running = backend.run({ ...spec, ...bridge });
+    const exited = running.then(
+      () => null,
+      () => null,
+    );
+    const socket = await Promise.race([connected, exited]);
+    // One connection per episode: nobody else may attach to this agent's socket.
+    server.close();
+
+    const hints = ta.oracleHints;
+    const episode = await runEpisode({
+      task,
+      domain,
+      agent: socket
+        ? streamAgent(socket, { replyTimeoutMs: cfg.budgets.wallSeconds * 1000 })
+        : absentAgent('the agent never connected: the sandbox process exited before the bridge reached the socket'),
+      user,
+      maxSteps: ta.maxSteps,
+      maxErrors: ta.maxErrors,
+      startExtras: hints ? oracleHints(task) : undefined,
+    });
+    // The bridge stops the agent within its grace after `end`; the sandbox's wall clock bounds the rest.
+    const execution = await running;
+    socket?.destroy();
+
+    const record: EpisodeRecord = {
+      reward: episode.reward,
+      rewardDetail: episode.rewardDetail,
+      messages: episode.messages,
+      toolCalls: episode.toolCalls,
+      info: {
+        ...episode.info,
+        taskId: task.id,
+        domain: domain.name,
+        user: ta.user,
+        oracleHints: hints,
+        bridge: {
+          command: bridge.command,
+          mounts: (bridge.mounts ?? [])
+            .filter((m) => m.hostPath === episodeDir)
+            .map((m) => ({ ...m, files: readdirSync(episodeDir).sort() })),
+        },
+      },
+    };
+    writeFileSync(path.join(spec.outputDir, EPISODE_FILE), `${JSON.stringify(record, null, 2)}\n`);
+
+    if (episode.info.termination === 'user_error') {
+      return {
+        grade: stoppedGrade(
+          caseRef,
+          split,
+          trial,
+          'unscored',
+          `the user simulator failed: ${episode.info.detail ?? 'no detail'} (no reward without a user)`,
+        ),
+      };
+    }
+    const outputs = execution.outputs.includes(EPISODE_FILE) ? execution.outputs : [...execution.outputs, EPISODE_FILE];
+    if (!hints) return { execution: { ...execution, outputs } };
+    return {
+      execution: {
+        ...execution,
+        outputs,
+        stderr: `${execution.stderr}${execution.stderr.endsWith('\n') || !execution.stderr ? '' : '\n'}heldout: ${ORACLE_HINTS_WARNING}\n`,
+        weakerIsolation: [...execution.weakerIsolation, ORACLE_HINTS_WARNING],
+      },
+    };
+  } finally {
+    server.close();
+    await relay?.close();
+    rmSync(episodeDir, { recursive: true, force: true });
+  }
+}

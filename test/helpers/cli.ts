@@ -1,0 +1,24 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+export const repoRoot = path.resolve(import.meta.dirname, '../..');
+
+/** Runs the built CLI (`dist/`, built by `npm test`'s pretest) as a user would; resolves with exit code and output. */
+export async function heldout(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  try {
+    const r = await promisify(execFile)('node', [path.join(repoRoot, 'dist/cli/bin.js'), ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: options.env ?? process.env,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { code: 0, stdout: r.stdout, out: r.stdout + r.stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return {
+      code: typeof e.code === 'number' ? e.code : 1,
+      stdout: e.stdout ?? '',
+      out: (e.stdout ?? '') + (e.stderr ?? ''),
+    };
+  }
+}
