@@ -1,14 +1,15 @@
-// Gateway overhead (issue 4): latency added by the gateway (p50, p99) and requests/s through it, against calling the
-// OpenAI-compatible stub directly, in the same run, on loopback only. Goal: ≤ 1 ms added at p50, ≥ 2,000 req/s.
+// Gateway part (issues 4, 12): latency added by the gateway (p50, p99) and requests/s through it, against calling the
+// OpenAI-compatible stub directly, in the same run, on loopback only. Goals: ≤ 1 ms added at p50, ≥ 2,000 req/s.
 // Paths measured: direct (client → stub), gateway-tcp (client → gateway 127.0.0.1 → stub), gateway-socket
-// (client → gateway Unix socket → stub; what a sandbox's relay does). Sequential calls for latency (interleaved
-// round-robin across paths so drift hits all alike), then a fixed number of calls at fixed concurrency for
-// throughput. Ledger and trace are written as in a real run. The stub and the load-generating client each run in
-// their own worker thread, so the gateway's event loop (main thread) does only the gateway's work, as in a run.
-// Needs the built package (`npm run build`). Prints one JSON document on stdout, a readable table on stderr.
-// Sizes: HELDOUT_BENCH_LATENCY_CALLS (default 2000 per path), HELDOUT_BENCH_THROUGHPUT_CALLS (default 5000 per
-// path and round), HELDOUT_BENCH_CONCURRENCY (default 32), HELDOUT_BENCH_ROUNDS (throughput rounds, default 3;
-// the median is reported).
+// (client → gateway Unix socket → stub; what a sandbox's relay does). Latency: sequential calls, interleaved
+// round-robin across paths so drift hits all alike, split into LATENCY_ROUNDS rounds; each round gives a p50 and a
+// p99 per path, and the metrics are the median/min/max over rounds. Throughput: a fixed number of calls at fixed
+// concurrency per round, paths interleaved per round. Ledger and trace are written as in a real run. The stub and
+// the load-generating client each run in their own worker thread, so the gateway's event loop (main thread) does
+// only the gateway's work, as in a run.
+// Needs the built package (`npm run build`). Sizes: HELDOUT_BENCH_LATENCY_CALLS (default 2000 per path, over all
+// rounds), HELDOUT_BENCH_LATENCY_ROUNDS (5), HELDOUT_BENCH_THROUGHPUT_CALLS (5000 per path and round),
+// HELDOUT_BENCH_CONCURRENCY (32), HELDOUT_BENCH_ROUNDS (throughput rounds, 3).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -16,12 +17,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { emit, metric, percentile, size } from './lib.mjs';
 
-const LAT_N = Number(process.env.HELDOUT_BENCH_LATENCY_CALLS ?? 2000);
-const TP_N = Number(process.env.HELDOUT_BENCH_THROUGHPUT_CALLS ?? 5000);
-const CONC = Number(process.env.HELDOUT_BENCH_CONCURRENCY ?? 32);
-const ROUNDS = Number(process.env.HELDOUT_BENCH_ROUNDS ?? 3);
-const WARMUP = 200;
+const LAT_N = size('HELDOUT_BENCH_LATENCY_CALLS', 2000, 60);
+const LAT_ROUNDS = size('HELDOUT_BENCH_LATENCY_ROUNDS', 5, 3);
+const TP_N = size('HELDOUT_BENCH_THROUGHPUT_CALLS', 5000, 100);
+const CONC = size('HELDOUT_BENCH_CONCURRENCY', 32, 4);
+const ROUNDS = size('HELDOUT_BENCH_ROUNDS', 3, 2);
+const WARMUP = size('HELDOUT_BENCH_WARMUP', 200, 10);
 
 /** The stub is TypeScript (fixtures/stub-openai/server.ts); strip its types with vite's oxc transform. */
 async function transpileStub(work) {
@@ -32,14 +35,6 @@ async function transpileStub(work) {
   writeFileSync(out, code);
   return out;
 }
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i];
-}
-
-const round = (x, d = 3) => (x === null ? null : Math.round(x * 10 ** d) / 10 ** d);
 
 function makeCaller(target, path, headers) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONC });
@@ -100,12 +95,22 @@ async function clientWorker() {
     names.map((n) => [n, makeCaller(targets[n], '/v1/chat/completions', targets[n].headers)]),
   );
   for (const name of names) for (let i = 0; i < WARMUP; i++) await paths[name].call();
-  const lat = Object.fromEntries(names.map((n) => [n, []]));
-  for (let i = 0; i < LAT_N; i++) {
+  // Per latency round and path: the p50 and p99 of that round's sequential calls.
+  const lat = Object.fromEntries(names.map((n) => [n, { p50: [], p99: [] }]));
+  const perRound = Math.max(1, Math.round(LAT_N / LAT_ROUNDS));
+  for (let r = 0; r < LAT_ROUNDS; r++) {
+    const ms = Object.fromEntries(names.map((n) => [n, []]));
+    for (let i = 0; i < perRound; i++) {
+      for (const name of names) {
+        const t0 = performance.now();
+        await paths[name].call();
+        ms[name].push(performance.now() - t0);
+      }
+    }
     for (const name of names) {
-      const t0 = performance.now();
-      await paths[name].call();
-      lat[name].push(performance.now() - t0);
+      const s = ms[name].sort((a, b) => a - b);
+      lat[name].p50.push(percentile(s, 50));
+      lat[name].p99.push(percentile(s, 99));
     }
   }
   // ROUNDS rounds, paths interleaved within each round; the median round per path is reported.
@@ -125,17 +130,8 @@ async function clientWorker() {
       rounds[name].push(TP_N / ((performance.now() - t0) / 1000));
     }
   }
-  const tp = Object.fromEntries(
-    names.map((n) => [
-      n,
-      percentile(
-        rounds[n].slice().sort((x, y) => x - y),
-        50,
-      ),
-    ]),
-  );
   for (const p of Object.values(paths)) p.close();
-  parentPort.postMessage({ lat, tp });
+  parentPort.postMessage({ lat, rounds });
 }
 
 async function main() {
@@ -159,62 +155,58 @@ async function main() {
   };
   const names = Object.keys(targets);
   const client = worker({ role: 'client', targets });
-  const { lat, tp } = await client.next();
+  const { lat, rounds } = await client.next();
   await client.w.terminate();
-
-  const stats = {};
-  for (const name of names) {
-    const s = lat[name].slice().sort((a, b) => a - b);
-    stats[name] = {
-      p50Ms: round(percentile(s, 50)),
-      p99Ms: round(percentile(s, 99)),
-      requestsPerSecond: Math.round(tp[name]),
-    };
-  }
-  const added = (name) => ({
-    p50Ms: round(stats[name].p50Ms - stats.direct.p50Ms),
-    p99Ms: round(stats[name].p99Ms - stats.direct.p99Ms),
-  });
   await gw.flush();
   const ledgerLines = gw.ledgerFor('bench-tcp', 1).length + gw.ledgerFor('bench-socket', 1).length;
-  const doc = {
-    bench: 'gateway',
-    node: process.version,
-    config: {
-      latencyCallsPerPath: LAT_N,
-      throughputCallsPerRound: TP_N,
-      rounds: ROUNDS,
-      concurrency: CONC,
-      warmup: WARMUP,
-    },
-    paths: stats,
-    addedByGateway: { tcp: added('gateway-tcp'), socket: added('gateway-socket') },
-    goals: {
-      addedP50AtMost1Ms: added('gateway-tcp').p50Ms <= 1 && added('gateway-socket').p50Ms <= 1,
-      atLeast2000RequestsPerSecond:
-        stats['gateway-tcp'].requestsPerSecond >= 2000 && stats['gateway-socket'].requestsPerSecond >= 2000,
-    },
-    ledgerLines,
-  };
   await gw.close();
   stubWorkerHandle.w.postMessage('close');
   await stubWorkerHandle.next();
   await stubWorkerHandle.w.terminate();
   rmSync(work, { recursive: true, force: true });
 
-  const row = (name, s) =>
-    `${name.padEnd(16)} ${String(s.p50Ms).padStart(8)} ${String(s.p99Ms).padStart(8)} ${String(s.requestsPerSecond).padStart(10)}`;
-  process.stderr.write(
-    `${'path'.padEnd(16)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'req/s'.padStart(10)}\n`,
-  );
-  for (const name of names) process.stderr.write(row(name, stats[name]) + '\n');
-  process.stderr.write(
-    `added by gateway: tcp p50 ${doc.addedByGateway.tcp.p50Ms} ms, p99 ${doc.addedByGateway.tcp.p99Ms} ms; ` +
-      `socket p50 ${doc.addedByGateway.socket.p50Ms} ms, p99 ${doc.addedByGateway.socket.p99Ms} ms ` +
-      `(goal ≤ 1 ms at p50: ${doc.goals.addedP50AtMost1Ms ? 'met' : 'NOT met'}; ≥ 2,000 req/s: ${doc.goals.atLeast2000RequestsPerSecond ? 'met' : 'NOT met'})\n`,
-  );
-  process.stdout.write(JSON.stringify(doc, null, 2) + '\n');
+  const direct = (p) => ({ name: `direct to the stub (${p})`, samples: lat.direct[p] });
+  const added = (path, p) => lat[path][p].map((x, r) => x - lat.direct[p][r]);
+  const metrics = [];
+  for (const [path, label] of [
+    ['gateway-tcp', 'TCP'],
+    ['gateway-socket', 'Unix socket'],
+  ]) {
+    metrics.push(
+      metric({ name: `latency p50 through the gateway (${label})`, unit: 'ms', samples: lat[path].p50, baseline: direct('p50') }),
+      metric({
+        name: `added latency p50, gateway (${label})`,
+        unit: 'ms',
+        samples: added(path, 'p50'),
+        goal: { on: 'median', op: '<=', value: 1 },
+      }),
+      metric({ name: `added latency p99, gateway (${label})`, unit: 'ms', samples: added(path, 'p99') }),
+      metric({
+        name: `requests/s through the gateway (${label}, concurrency ${CONC})`,
+        unit: 'req/s',
+        samples: rounds[path],
+        baseline: { name: 'direct to the stub', samples: rounds.direct },
+        goal: { on: 'median', op: '>=', value: 2000 },
+        digits: 0,
+      }),
+    );
+  }
+  emit('gateway', {
+    config: {
+      latencyCallsPerPath: perRoundTotal(),
+      latencyRounds: LAT_ROUNDS,
+      throughputCallsPerRound: TP_N,
+      throughputRounds: ROUNDS,
+      concurrency: CONC,
+      warmup: WARMUP,
+      node: process.version,
+    },
+    metrics,
+    details: { ledgerLines },
+  });
 }
+
+const perRoundTotal = () => Math.max(1, Math.round(LAT_N / LAT_ROUNDS)) * LAT_ROUNDS;
 
 if (isMainThread) await main();
 else if (workerData.role === 'stub') await stubWorker();

@@ -1,13 +1,16 @@
-// Reporter at scale (issue 12): aggregate 100,000 synthetic case × trial gradings into summary.json and index.html.
-// Reports medians over repeated runs after a warm-up, with min and max; goal: aggregation of 100,000 results ≤ 1 s.
-// Needs the built package (`npm run build`). Prints one JSON document on stdout, a readable table on stderr.
+// Reporter part (issue 12): aggregate 100,000 synthetic case × trial gradings into summary.json and index.html.
+// Medians over repeated runs after a warm-up (on a tenth of the size), with min and max. Goal: aggregating 100,000
+// results ≤ 1 s; serializing summary.json and rendering index.html are reported separately (no goal).
+// Needs the built package (`npm run build`). Sizes: HELDOUT_BENCH_CASES (100000), HELDOUT_BENCH_RUNS (3),
+// HELDOUT_BENCH_SHAPES (spread; or single, or spread,single).
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { buildSummary, renderHtml, serializeSummary, summarizeCommission } from '../dist/report/index.js';
+import { emit, metric, size } from './lib.mjs';
 
-const TOTAL = Number(process.env.HELDOUT_BENCH_CASES ?? 100_000);
-const RUNS = Number(process.env.HELDOUT_BENCH_RUNS ?? 3);
+const TOTAL = size('HELDOUT_BENCH_CASES', 100_000, 2_000);
+const RUNS = size('HELDOUT_BENCH_RUNS', 3, 1);
 // `spread` (default): 2 deliveries × 5 commissions × 2 splits. `single`: one commission of 25,000 cases × 4 trials.
 const SHAPE_NAMES = (process.env.HELDOUT_BENCH_SHAPES ?? 'spread').split(',');
 const DIMS = ['task-completion', 'recovery', 'consistency', 'honest-reporting', 'privacy'];
@@ -186,13 +189,8 @@ function measure(inputs) {
   };
 }
 
-function stats(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return { median: s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2, min: s[0], max: s[s.length - 1] };
-}
-
-const results = {};
+const metrics = [];
+const details = {};
 for (const name of SHAPE_NAMES) {
   const make = SHAPES[name];
   if (!make) throw new Error(`unknown shape ${name}; known: ${Object.keys(SHAPES).join(', ')}`);
@@ -200,23 +198,22 @@ for (const name of SHAPE_NAMES) {
   const inputs = make(TOTAL);
   const runs = [];
   for (let r = 0; r < RUNS; r++) runs.push(measure(inputs));
-  const out = {};
-  for (const key of ['aggregateMs', 'aggregateCpuMs', 'summaryJsonMs', 'htmlMs', 'totalMs'])
-    out[key] = stats(runs.map((x) => x[key]));
-  out.summaryBytes = runs[0].summaryBytes;
-  out.htmlBytes = runs[0].htmlBytes;
-  out.executions = inputs.reduce((n, i) => n + i.cases.length, 0);
-  out.entries = inputs.length;
-  out.goalAggregateMs = 1000;
-  out.goalMet = out.aggregateMs.median <= 1000;
-  out.loadAverage = (await import('node:os')).loadavg()[0];
-  results[name] = out;
-  process.stderr.write(
-    `reporter/${name}: ${out.executions} executions in ${out.entries} entries — aggregate ${out.aggregateMs.median.toFixed(0)} ms ` +
-      `(min ${out.aggregateMs.min.toFixed(0)}, max ${out.aggregateMs.max.toFixed(0)}; CPU ${out.aggregateCpuMs.median.toFixed(0)} ms; ` +
-      `goal ≤ 1000 ${out.goalMet ? 'met' : 'MISSED'}), ` +
-      `summary.json ${out.summaryJsonMs.median.toFixed(0)} ms / ${(out.summaryBytes / 1e6).toFixed(1)} MB, ` +
-      `index.html ${out.htmlMs.median.toFixed(0)} ms / ${(out.htmlBytes / 1e6).toFixed(1)} MB\n`,
+  const executions = inputs.reduce((n, i) => n + i.cases.length, 0);
+  const of = (key) => runs.map((x) => x[key]);
+  const what = `${executions} results (${name}: ${inputs.length} entries)`;
+  metrics.push(
+    metric({
+      name: `aggregate ${what}`,
+      unit: 'ms',
+      samples: of('aggregateMs'),
+      goal: { on: 'median', op: '<=', value: 1000 },
+      digits: 0,
+    }),
+    // CPU time of the process: less distorted than wall time when other work shares the machine.
+    metric({ name: `aggregate ${what}, CPU time`, unit: 'ms', samples: of('aggregateCpuMs'), digits: 0 }),
+    metric({ name: `serialize summary.json, ${what}`, unit: 'ms', samples: of('summaryJsonMs'), digits: 0 }),
+    metric({ name: `render index.html, ${what}`, unit: 'ms', samples: of('htmlMs'), digits: 0 }),
   );
+  details[name] = { executions, entries: inputs.length, summaryBytes: runs[0].summaryBytes, htmlBytes: runs[0].htmlBytes };
 }
-process.stdout.write(JSON.stringify({ bench: 'reporter', runs: RUNS, results }, null, 2) + '\n');
+emit('reporter', { config: { cases: TOTAL, runs: RUNS, shapes: SHAPE_NAMES }, metrics, details });

@@ -11,6 +11,7 @@ export {
   type Problem,
 } from './commission/index.js';
 export { treeDigest } from './freeze/index.js';
+export { arbitraryFromZod, defineProperties, runProperties } from './propgen/index.js';
 export { type CaseGrade, gradeCase, scoreCase } from './grading/index.js';
 export { bootstrapCI, gapClosure, passAtK, passHatK, signTest } from './metrics/index.js';
 export { type Summary, summarySchema } from './report/index.js';

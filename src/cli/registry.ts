@@ -14,6 +14,7 @@ const modules: Record<string, () => Promise<{ default: Command }>> = {
   gc: () => import('./commands/gc.js'),
   'image build': () => import('./commands/image-build.js'),
   import: () => import('./commands/import.js'),
+  'gen property': () => import('./commands/gen-property.js'),
   'taste coverage': () => import('./commands/taste-coverage.js'),
   'taste sample': () => import('./commands/taste-sample.js'),
   'taste cluster': () => import('./commands/taste-cluster.js'),

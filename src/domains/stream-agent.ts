@@ -1,5 +1,5 @@
-import type { Duplex } from 'node:stream';
 import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
 import { type AgentMessage, AgentProtocolError, type AgentSession, parseAgentMessage } from './agent-protocol.js';
 
 export interface StreamAgentOptions {

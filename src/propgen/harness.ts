@@ -114,7 +114,9 @@ export class PropertyHarness {
   async evaluate(input: unknown, metaSeed: number, eager = false): Promise<Broken | null> {
     const followUps = (this.decl.metamorphic ?? []).map((m, i) => {
       try {
-        return { value: m.transform(structuredClone(input), seededRng((metaSeed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0)) };
+        return {
+          value: m.transform(structuredClone(input), seededRng((metaSeed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0)),
+        };
       } catch (err) {
         return { error: `transform threw: ${(err as Error).message}` };
       }
@@ -129,7 +131,10 @@ export class PropertyHarness {
     if (execution.timedOut) return { ...pick(crash), reason: `timed out after ${Math.round(execution.wallMs)} ms` };
     if (execution.oom) return { ...pick(crash), reason: `exceeded the memory budget of ${cfg.budgets.memoryMb} MiB` };
     if (execution.exitCode === null || !cfg.exitCodes.includes(execution.exitCode)) {
-      const how = execution.exitCode === null ? `was killed by ${execution.signal ?? 'nothing (never launched)'}` : `exited ${execution.exitCode}`;
+      const how =
+        execution.exitCode === null
+          ? `was killed by ${execution.signal ?? 'nothing (never launched)'}`
+          : `exited ${execution.exitCode}`;
       return { ...pick(crash), reason: `the entry command ${how}${tail(execution.stderr)}` };
     }
     const gates = runGates({ execution, outputDir: a.outputs.outputDir, commission: this.commission });
@@ -159,7 +164,11 @@ export class PropertyHarness {
         };
       }
       if (grade.status === 'gate-failed') {
-        return { ...pick(parse), reason: `${grade.gate}: ${grade.reason}`, expect: { gate: grade.gate!, passed: false } };
+        return {
+          ...pick(parse),
+          reason: `${grade.gate}: ${grade.reason}`,
+          expect: { gate: grade.gate!, passed: false },
+        };
       }
     }
     for (const p of this.decl.properties) {

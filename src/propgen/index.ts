@@ -1,10 +1,9 @@
 /** Property-based case generation (DESIGN §12): declarations, schema-derived arbitraries, the runner, Vitest glue. */
 export { renderedHash, stableJson, writeRendered } from './case-files.js';
 export { defineProperties, seededRng } from './define.js';
-export { BUILTINS, type Broken, PropertyHarness } from './harness.js';
+export { type Broken, BUILTINS, PropertyHarness } from './harness.js';
 export { loadProperties, PropertiesError } from './load-properties.js';
 export { outputsOf } from './outputs.js';
-export { type PropertyTestOptions, propertyTests } from './vitest-suite.js';
 export { freshSeed, generatedArbitrary, runProperties, splitDirFor } from './run-properties.js';
 export type {
   MetamorphicDecl,
@@ -20,4 +19,5 @@ export type {
   Split,
   Verdict,
 } from './types.js';
+export { type PropertyTestOptions, propertyTests } from './vitest-suite.js';
 export { type ArbitraryOptions, arbitraryFromZod, UnsupportedSchemaError } from './zod-arbitrary.js';

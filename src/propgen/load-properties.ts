@@ -28,13 +28,16 @@ export async function loadProperties(commissionDir: string, file?: string): Prom
   const problems: string[] = [];
   if (!d || typeof d !== 'object') problems.push('must `export default defineProperties({...})`');
   else {
-    if (!d.input || typeof (d.input as { safeParse?: unknown }).safeParse !== 'function') problems.push('input: a zod schema is required');
+    if (!d.input || typeof (d.input as { safeParse?: unknown }).safeParse !== 'function')
+      problems.push('input: a zod schema is required');
     if (typeof d.render !== 'function') problems.push('render: a function (input) => files is required');
     if (!Array.isArray(d.properties)) problems.push('properties: an array is required');
     const ids = [...(d.properties ?? []), ...(d.metamorphic ?? [])].map((x) => x.id);
     const dup = ids.find((id, i) => ids.indexOf(id) !== i);
     if (dup) problems.push(`duplicate property id ${dup}`);
-    for (const id of ids) if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) problems.push(`property id ${JSON.stringify(id)}: use lower-case letters, digits and "-"`);
+    for (const id of ids)
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(id))
+        problems.push(`property id ${JSON.stringify(id)}: use lower-case letters, digits and "-"`);
   }
   if (problems.length) throw new PropertiesError(`${p}: ${problems.join('; ')}`);
   return d as PropertiesDecl;

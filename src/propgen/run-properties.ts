@@ -117,7 +117,17 @@ function writeFailureCase(
   commission: Commission,
   decl: PropertiesDecl,
   options: PropertyRunOptions,
-  failure: { property: string; title: string; reason: string; seed: number; path: string; counterexample: { input: unknown; metaSeed: number }; followUp?: unknown; expect?: Broken['expect']; shrinks: number },
+  failure: {
+    property: string;
+    title: string;
+    reason: string;
+    seed: number;
+    path: string;
+    counterexample: { input: unknown; metaSeed: number };
+    followUp?: unknown;
+    expect?: Broken['expect'];
+    shrinks: number;
+  },
   sandbox: string,
 ): string {
   const files = decl.render(failure.counterexample.input);

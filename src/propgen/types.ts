@@ -109,7 +109,8 @@ export interface PropertyFailure {
 export interface PropertyReport {
   commission: string;
   delivery: string;
-  sandbox: 'docker' | 'process';
+  /** The backend that ran the delivery (`SandboxBackend.name`). */
+  sandbox: string;
   seed: number;
   /** Inputs run before the first failure (or all of them). */
   runs: number;

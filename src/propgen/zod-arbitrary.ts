@@ -20,7 +20,11 @@ interface Def {
   checks?: { _zod: { def: Record<string, unknown> } }[];
   [k: string]: unknown;
 }
-type Node = { _zod: { def: Def }; meta?: () => Record<string, unknown> | undefined; safeParse(v: unknown): { success: boolean } };
+type Node = {
+  _zod: { def: Def };
+  meta?: () => Record<string, unknown> | undefined;
+  safeParse(v: unknown): { success: boolean };
+};
 
 /**
  * Derives a fast-check arbitrary whose every value parses with `schema`. Covers the zod 4 subset commissions need:
@@ -28,7 +32,10 @@ type Node = { _zod: { def: Def }; meta?: () => Record<string, unknown> | undefin
  * (min/max), union, optional, nullable, record, default. A schema node with `.meta({ arbitrary })`, or a path in
  * `overrides`, uses that arbitrary instead; constraints it cannot derive are enforced by filtering with the schema.
  */
-export function arbitraryFromZod<S extends z.ZodType>(schema: S, options: ArbitraryOptions = {}): Arbitrary<z.output<S>> {
+export function arbitraryFromZod<S extends z.ZodType>(
+  schema: S,
+  options: ArbitraryOptions = {},
+): Arbitrary<z.output<S>> {
   return derive(schema as unknown as Node, '', options.overrides ?? {}) as Arbitrary<z.output<S>>;
 }
 
@@ -53,7 +60,8 @@ function derive(node: Node, path: string, overrides: Record<string, Arbitrary<un
       const lo = exact.length ? exact[0]! : min;
       const formats = check('string_format');
       const regex = formats.find((c) => c.format === 'regex')?.pattern as RegExp | undefined;
-      const format = (def.format as string | undefined) ?? formats.find((c) => BASE_FORMATS.has(String(c.format)))?.format;
+      const format =
+        (def.format as string | undefined) ?? formats.find((c) => BASE_FORMATS.has(String(c.format)))?.format;
       const formatPattern = (def.pattern ?? formats.find((c) => c.format === format)?.pattern) as RegExp | undefined;
       let base = regex
         ? fc.stringMatching(regex)
@@ -148,7 +156,21 @@ function derive(node: Node, path: string, overrides: Record<string, Arbitrary<un
   return unknownChecks ? arb.filter((v) => node.safeParse(v).success) : arb;
 }
 
-const BASE_FORMATS = new Set(['email', 'uuid', 'guid', 'url', 'datetime', 'date', 'cuid', 'cuid2', 'ulid', 'ipv4', 'ipv6', 'base64', 'e164']);
+const BASE_FORMATS = new Set([
+  'email',
+  'uuid',
+  'guid',
+  'url',
+  'datetime',
+  'date',
+  'cuid',
+  'cuid2',
+  'ulid',
+  'ipv4',
+  'ipv6',
+  'base64',
+  'e164',
+]);
 
 function metaArbitrary(node: Node): Arbitrary<unknown> | undefined {
   const m = typeof node.meta === 'function' ? node.meta() : undefined;

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CaseRef, Commission, Split } from '../commission/index.js';
 import {
-  type AgentSession,
   AgentProtocolError,
+  type AgentSession,
   type EpisodeResult,
   llmUser,
   loadTau2Domain,
@@ -46,7 +46,10 @@ export interface EpisodeRecord {
     user: 'scripted' | 'llm';
     oracleHints: boolean;
     /** What the sandbox was given beyond the ordinary delivery/case/output mounts: the bridge and its socket. */
-    bridge: { command: string; mounts: { hostPath: string; containerPath: string; readOnly: boolean; files: string[] }[] };
+    bridge: {
+      command: string;
+      mounts: { hostPath: string; containerPath: string; readOnly: boolean; files: string[] }[];
+    };
   };
 }
 
@@ -65,7 +68,9 @@ export interface ToolAgentTrialInput {
 }
 
 /** Either the sandbox's execution (episode.json written; the caller grades it) or a grade that stops the case. */
-export type ToolAgentTrialOutcome = { execution: Execution; grade?: undefined } | { grade: CaseGrade; execution?: undefined };
+export type ToolAgentTrialOutcome =
+  | { execution: Execution; grade?: undefined }
+  | { grade: CaseGrade; execution?: undefined };
 
 const domains = new Map<string, Promise<Tau2Domain>>();
 /** τ² domains are loaded once per process and directory. */
@@ -138,7 +143,7 @@ export function bridgeSpec(
   episodeDir: string,
 ): Pick<SandboxSpec, 'command' | 'mounts'> {
   // The process backend bind-mounts in place (containerPath is docker's); paths inside differ per backend.
-  const inside = backendName === 'docker' ? EPISODE_MOUNT : episodeDir;
+  const inside = backendName === 'process' ? episodeDir : EPISODE_MOUNT;
   return {
     command: `node ${shQuote(`${inside}/bridge.mjs`)} ${shQuote(`${inside}/agent.sock`)} -- ${shQuote(spec.command)}`,
     mounts: [...(spec.mounts ?? []), { hostPath: episodeDir, containerPath: EPISODE_MOUNT, readOnly: true }],
@@ -192,7 +197,8 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
   const { backend, spec, commission, caseRef, split, trial } = input;
   const cfg = commission.config;
   const ta = cfg.toolAgent;
-  if (!ta) return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', 'tool-agent commission without toolAgent') };
+  if (!ta)
+    return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', 'tool-agent commission without toolAgent') };
   const task = taskOf(caseRef);
   if (typeof task === 'string') return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', task) };
   const domainDir = path.resolve(commission.dir, ta.domain);
@@ -241,15 +247,14 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
     const socketPath = path.join(episodeDir, 'agent.sock');
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socketPath, resolve));
     chmodSync(socketPath, 0o666);
+    // What the sandbox can see of the evaluator: listed now, while the socket file exists.
+    const mountedFiles = readdirSync(episodeDir).sort();
     const connected = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
 
     const bridge = bridgeSpec(spec, backend.name, episodeDir);
     const running = backend.run({ ...spec, ...bridge });
-    const exited = running.then(
-      () => null,
-      () => null,
-    );
-    const socket = await Promise.race([connected, exited]);
+    // A sandbox that fails to run (infra) rejects here, before any user-simulator call is spent.
+    const socket = await Promise.race([connected, running.then(() => null)]);
     // One connection per episode: nobody else may attach to this agent's socket.
     server.close();
 
@@ -284,7 +289,7 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
           command: bridge.command,
           mounts: (bridge.mounts ?? [])
             .filter((m) => m.hostPath === episodeDir)
-            .map((m) => ({ ...m, files: readdirSync(episodeDir).sort() })),
+            .map((m) => ({ ...m, files: mountedFiles })),
         },
       },
     };

@@ -10,14 +10,39 @@
  *
  * User: 65534 (nobody) when heldout runs as root; otherwise the calling user's uid:gid, so the files the delivery
  * writes into the output directory belong to whoever runs heldout (and can be deleted by them).
+ *
+ * Remote engines (issue 13): any engine dockerode reaches (DOCKER_HOST unix/tcp/TLS/ssh). With `transfer: 'archive'`
+ * (the default for tcp/ssh engines) nothing is bind-mounted from this host: delivery, case and outputs travel through
+ * labelled named volumes filled with `putArchive` and read back with `getArchive`. Every engine is guarded by a
+ * cross-process gate (a cap on running sandboxes and a start rate), and an engine that stops answering fails the run
+ * with an EngineGoneError (the session records an infra-error, which `--resume` runs again).
  */
+import { randomBytes } from 'node:crypto';
 import { access, constants as fsConstants, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { engineAnswers, getDocker, statusOf } from './engine.js';
 import { ensureRuntimeImage, RUNTIME_IMAGE, SANDBOX_UID } from './image.js';
-import { LABEL, RUN_LABEL, trackContainer, untrackContainer } from './run-registry.js';
+import {
+  asEngineError,
+  caseEntries,
+  dirEntries,
+  engineWhere,
+  isEngineGone,
+  isLocalEngine,
+  type StagedVolume,
+  stageThroughArchive,
+} from './remote.js';
+import {
+  createEngineGate,
+  type EngineGate,
+  engineGateDir,
+  LABEL,
+  RUN_LABEL,
+  trackContainer,
+  untrackContainer,
+} from './run-registry.js';
 import {
   CappedBuffer,
   CONTAINER_PATHS,
@@ -42,11 +67,49 @@ export interface DockerBackendOptions {
   user?: string;
   /** Run docker's init as PID 1 (reaps orphans, forwards signals); default true. */
   init?: boolean;
+  /**
+   * How files reach the sandbox: `bind` mounts host paths (the engine must share this host's filesystem), `archive`
+   * moves them through the engine API into named volumes. Default `auto`: bind for a Unix-socket engine, else archive.
+   */
+  transfer?: 'auto' | 'bind' | 'archive';
+  /**
+   * Path ON THE ENGINE'S HOST where the gateway's socket is reachable (e.g. forwarded there with
+   * `ssh -R /run/heldout-gw.sock:<local gateway.sock> engine-host`). Needed for model-using cases on a remote engine.
+   */
+  gatewaySocketOnEngine?: string;
+  /** Cap on running sandboxes on this engine over all heldout processes of this machine; default HELDOUT_MAX_SANDBOXES or 2 × engine CPUs. */
+  maxRunning?: number;
+  /** Sandbox starts per second on this engine (ramp-up); default HELDOUT_STARTS_PER_SECOND or 8. */
+  startsPerSecond?: number;
+}
+
+/** The gate options from explicit values, the environment, or the engine's CPU count. */
+export function gateSettings(
+  ncpu: number,
+  explicit: { maxRunning?: number; startsPerSecond?: number },
+  env: NodeJS.ProcessEnv = process.env,
+): { maxRunning: number; startsPerSecond: number } {
+  const num = (v: string | undefined) => (v && Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  return {
+    maxRunning: Math.max(1, Math.floor(explicit.maxRunning ?? num(env.HELDOUT_MAX_SANDBOXES) ?? Math.max(2, 2 * ncpu))),
+    startsPerSecond: explicit.startsPerSecond ?? num(env.HELDOUT_STARTS_PER_SECOND) ?? 8,
+  };
 }
 
 const GATEWAY_DIR = '/gateway';
 const GATEWAY_SOCKET = `${GATEWAY_DIR}/gateway.sock`;
 const GATEWAY_RELAY = `${GATEWAY_DIR}/relay.mjs`;
+/** Archive mode: the relay travels in a volume of its own (a file cannot be a volume). */
+const GATEWAY_RELAY_DIR = `${GATEWAY_DIR}/relay`;
+
+/** Where a sandbox's files come from and how its outputs come back. */
+interface Staged {
+  mounts: Docker.MountSettings[];
+  relay: string;
+  /** Archive mode: copies /out (and writable extra mounts) back to the host after exit. */
+  collect(): Promise<void>;
+  remove(): Promise<void>;
+}
 
 function defaultUser(): string {
   const uid = process.getuid?.() ?? 0;
@@ -71,9 +134,11 @@ async function checkReadable(dir: string, what: string): Promise<void> {
 
 class DockerBackend implements SandboxBackend {
   readonly name = 'docker' as const;
+  readonly kind = 'docker' as const;
   private readonly docker: Docker;
   private ncpu: Promise<number> | null = null;
   private cgroupV2: Promise<boolean> | null = null;
+  private gatePromise: Promise<EngineGate> | null = null;
 
   constructor(private readonly options: DockerBackendOptions = {}) {
     this.docker = options.docker ?? getDocker();
@@ -81,6 +146,19 @@ class DockerBackend implements SandboxBackend {
 
   available(): Promise<boolean> {
     return engineAnswers(2000, this.docker);
+  }
+
+  /** True when files travel through the engine API rather than bind mounts. */
+  get archive(): boolean {
+    const t = this.options.transfer ?? 'auto';
+    return t === 'archive' || (t === 'auto' && !isLocalEngine(this.docker));
+  }
+
+  private gate(): Promise<EngineGate> {
+    this.gatePromise ??= this.ncpu!.then((ncpu) =>
+      createEngineGate({ ...gateSettings(ncpu, this.options), dir: engineGateDir(engineWhere(this.docker)) }),
+    );
+    return this.gatePromise;
   }
 
   private info(): void {
@@ -112,30 +190,122 @@ class DockerBackend implements SandboxBackend {
   async run(spec: SandboxSpec, options: { signal?: AbortSignal } = {}): Promise<Execution> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
-    this.info();
-    const image = await this.image(spec);
     await checkReadable(spec.deliveryDir, 'delivery');
     await access(spec.inputPath, fsConstants.R_OK);
+    this.info();
+    let release: (() => void) | null = null;
+    try {
+      const image = await this.image(spec);
+      release = await (await this.gate()).acquire(options.signal);
+      await prepareOutputDir(spec.outputDir);
+      const staged = this.archive ? await this.stageArchive(spec, image) : await this.stageBind(spec);
+      try {
+        return await this.runContainer(spec, image, staged, options.signal);
+      } finally {
+        await staged.remove();
+      }
+    } catch (err) {
+      throw asEngineError(err, this.docker);
+    } finally {
+      release?.();
+    }
+  }
+
+  private gatewayCheck(gw: GatewayAttachment | undefined): GatewayAttachment | undefined {
+    if (!gw || !this.archive || isLocalEngine(this.docker) || this.options.gatewaySocketOnEngine) return gw;
+    if (gw.required === false) return undefined;
+    throw new Error(
+      `sandbox docker: the model gateway cannot reach sandboxes on the remote engine ${engineWhere(this.docker)}: ` +
+        'its Unix socket is on this host. Forward it to the engine host (ssh -R <engine path>:<gateway.sock>) and ' +
+        'pass gatewaySocketOnEngine, or run model-using commissions on a local engine (docs/scale-out.md)',
+    );
+  }
+
+  private async stageBind(spec: SandboxSpec): Promise<Staged> {
     const stage = await mkdtemp(join(os.tmpdir(), 'heldout-case-'));
     try {
       await stageCase(spec, stage);
-      await prepareOutputDir(spec.outputDir);
-      return await this.runContainer(spec, image, stage, options.signal);
-    } finally {
+    } catch (err) {
       await rm(stage, { recursive: true, force: true });
+      throw err;
     }
+    const mounts: Docker.MountSettings[] = [
+      { Type: 'bind', Source: spec.deliveryDir, Target: CONTAINER_PATHS.delivery, ReadOnly: true },
+      { Type: 'bind', Source: stage, Target: CONTAINER_PATHS.case, ReadOnly: true },
+      { Type: 'bind', Source: spec.outputDir, Target: CONTAINER_PATHS.output, ReadOnly: false },
+    ];
+    const gw = spec.gateway;
+    if (gw) {
+      mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_SOCKET, ReadOnly: true });
+      mounts.push({ Type: 'bind', Source: gw.relayScript, Target: GATEWAY_RELAY, ReadOnly: true });
+    }
+    for (const m of spec.mounts ?? []) {
+      mounts.push({ Type: 'bind', Source: m.hostPath, Target: m.containerPath, ReadOnly: m.readOnly });
+    }
+    return {
+      mounts,
+      relay: GATEWAY_RELAY,
+      collect: async () => {},
+      remove: () => rm(stage, { recursive: true, force: true }),
+    };
+  }
+
+  private async stageArchive(spec: SandboxSpec, image: string): Promise<Staged> {
+    const gw = this.gatewayCheck(spec.gateway);
+    const volumes: StagedVolume[] = [
+      { target: CONTAINER_PATHS.delivery, readOnly: true, entries: await dirEntries(spec.deliveryDir) },
+      { target: CONTAINER_PATHS.case, readOnly: true, entries: await caseEntries(spec.inputPath, spec.assetsDir) },
+      {
+        target: CONTAINER_PATHS.output,
+        readOnly: false,
+        entries: [{ type: 'dir', path: '.run', mode: 0o777 }],
+      },
+    ];
+    const extra = spec.mounts ?? [];
+    for (const m of extra) volumes.push({ target: m.containerPath, readOnly: m.readOnly, entries: await dirEntries(m.hostPath) });
+    if (gw) {
+      const { size } = await stat(gw.relayScript);
+      volumes.push({
+        target: GATEWAY_RELAY_DIR,
+        readOnly: true,
+        entries: [{ type: 'file', path: 'relay.mjs', mode: 0o644, source: gw.relayScript, size }],
+      });
+    }
+    const stage = await stageThroughArchive(this.docker, {
+      name: `heldout-${spec.runId}-${spec.caseId}-t${spec.trial}-${randomBytes(4).toString('hex')}`.replace(
+        /[^A-Za-z0-9_.-]/g,
+        '_',
+      ),
+      image,
+      labels: { [LABEL]: '1', [RUN_LABEL]: spec.runId, 'heldout.case': spec.caseId },
+      volumes,
+    });
+    const mounts = [...stage.mounts];
+    if (gw) {
+      const socket = isLocalEngine(this.docker) ? gw.socketPath : this.options.gatewaySocketOnEngine!;
+      mounts.push({ Type: 'bind', Source: socket, Target: GATEWAY_SOCKET, ReadOnly: true });
+    }
+    return {
+      mounts,
+      relay: `${GATEWAY_RELAY_DIR}/relay.mjs`,
+      collect: async () => {
+        await stage.collect(CONTAINER_PATHS.output, spec.outputDir);
+        for (const m of extra) if (!m.readOnly) await stage.collect(m.containerPath, m.hostPath);
+      },
+      remove: () => stage.remove(),
+    };
   }
 
   private async runContainer(
     spec: SandboxSpec,
     image: string,
-    stage: string,
+    staged: Staged,
     signal?: AbortSignal,
   ): Promise<Execution> {
     const limits = spec.limits;
     const command = fillPlaceholders(spec.command, CONTAINER_PATHS);
-    const gw: GatewayAttachment | undefined = spec.gateway;
-    const script = gw ? gatewayWrapper(command, gw.port, GATEWAY_RELAY, GATEWAY_SOCKET) : command;
+    const gw: GatewayAttachment | undefined = this.archive ? this.gatewayCheck(spec.gateway) : spec.gateway;
+    const script = gw ? gatewayWrapper(command, gw.port, staged.relay, GATEWAY_SOCKET) : command;
     const env: Record<string, string> = {
       HOME: '/tmp',
       TMPDIR: '/tmp',
@@ -148,18 +318,7 @@ class DockerBackend implements SandboxBackend {
       ...spec.env,
       ...gw?.env,
     };
-    const mounts: Docker.MountSettings[] = [
-      { Type: 'bind', Source: spec.deliveryDir, Target: CONTAINER_PATHS.delivery, ReadOnly: true },
-      { Type: 'bind', Source: stage, Target: CONTAINER_PATHS.case, ReadOnly: true },
-      { Type: 'bind', Source: spec.outputDir, Target: CONTAINER_PATHS.output, ReadOnly: false },
-    ];
-    if (gw) {
-      mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_SOCKET, ReadOnly: true });
-      mounts.push({ Type: 'bind', Source: gw.relayScript, Target: GATEWAY_RELAY, ReadOnly: true });
-    }
-    for (const m of spec.mounts ?? []) {
-      mounts.push({ Type: 'bind', Source: m.hostPath, Target: m.containerPath, ReadOnly: m.readOnly });
-    }
+    const mounts = staged.mounts;
     const ncpu = await this.ncpu!;
     const memory = Math.floor(limits.memoryMb * 1024 * 1024);
     const tmpMb = this.options.tmpMb ?? 64;
@@ -218,6 +377,7 @@ class DockerBackend implements SandboxBackend {
       const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
       const drained = demultiplex(stream, stdout, stderr);
       signal?.addEventListener('abort', onAbort, { once: true });
+      await (await this.gate()).beforeStart(signal);
       const t0 = performance.now();
       await container.start();
       timer = setTimeout(() => {
@@ -237,6 +397,7 @@ class DockerBackend implements SandboxBackend {
       // cgroup v2 engines of some versions never set OOMKilled: a SIGKILL we did not send is the memory limit.
       if (!oom && !timedOut && status === 137 && (await this.cgroupV2!)) oom = true;
       const { exitCode, signal: sig } = exitAndSignal(status, timedOut ? 'SIGKILL' : null);
+      await staged.collect();
       return {
         backend: 'docker',
         exitCode,
@@ -254,8 +415,9 @@ class DockerBackend implements SandboxBackend {
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      // An engine that went away keeps its container until `heldout gc`; the run's own error says why.
       await container.remove({ force: true, v: true }).catch((err) => {
-        if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
+        if (statusOf(err) !== 404 && statusOf(err) !== 409 && !isEngineGone(err)) throw err;
       });
       untrackContainer(container.id);
     }
@@ -264,7 +426,7 @@ class DockerBackend implements SandboxBackend {
   async cleanup(runId?: string): Promise<number> {
     const { gc } = await import('./run-registry.js');
     const r = await gc({ docker: this.docker, runId });
-    return r.containers + r.networks + r.volumes;
+    return r.containers + r.networks + r.volumes + r.services;
   }
 }
 

@@ -9,12 +9,23 @@ import { lstat, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
 import { dirname, join, posix, sep } from 'node:path';
 import type Docker from 'dockerode';
 import { statusOf } from './engine.js';
+import { RUN_LABEL, registerCleanup, trackContainer, untrackContainer } from './run-registry.js';
 import { type TarEntry, tarStream } from './tar.js';
+
+/** The Unix socket path a client uses, or null for tcp/ssh (docker-modem defers the default path to a function). */
+export function engineSocketPath(docker: Docker): string | null {
+  const m = docker.modem as unknown as { socketPath?: unknown; socketPathCache?: unknown };
+  if (typeof m.socketPath === 'string') return m.socketPath;
+  if (typeof m.socketPath === 'function')
+    return typeof m.socketPathCache === 'string' ? m.socketPathCache : '/var/run/docker.sock';
+  return null;
+}
 
 /** Human name of the engine a client talks to, e.g. `unix:///var/run/docker.sock` or `tcp://10.0.0.5:2376`. */
 export function engineWhere(docker: Docker): string {
-  const m = docker.modem as unknown as { socketPath?: unknown; host?: string; port?: string; protocol?: string };
-  if (typeof m.socketPath === 'string') return `unix://${m.socketPath}`;
+  const socket = engineSocketPath(docker);
+  if (socket) return `unix://${socket}`;
+  const m = docker.modem as unknown as { host?: string; port?: string; protocol?: string };
   const scheme = m.protocol === 'ssh' ? 'ssh' : m.protocol === 'https' ? 'tcp+tls' : 'tcp';
   return `${scheme}://${m.host ?? 'localhost'}${m.port ? `:${m.port}` : ''}`;
 }
@@ -24,7 +35,7 @@ export function engineWhere(docker: Docker): string {
  * tcp/ssh engines, whose bind mounts would name paths on another machine.
  */
 export function isLocalEngine(docker: Docker): boolean {
-  return typeof (docker.modem as unknown as { socketPath?: unknown }).socketPath === 'string';
+  return engineSocketPath(docker) !== null;
 }
 
 const GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN']);
@@ -208,7 +219,7 @@ export async function extractTar(stream: NodeJS.ReadableStream, into: string, st
     if (meta) meta.push(Buffer.from(chunk));
     else if (file) {
       const f = file;
-      if (!f.write(chunk)) await new Promise((r) => f.once('drain', r));
+      if (!f.write(chunk)) await new Promise<void>((r) => f.once('drain', () => r()));
     }
   };
 
@@ -290,7 +301,8 @@ export interface ArchiveStage {
 
 /**
  * Creates one labelled named volume per entry of `volumes` on `docker`'s engine and fills it through a helper
- * container that mounts them all writable and is never started (so nothing runs with write access to the delivery).
+ * container that mounts them all writable; the helper runs only `chmod 0777` on the writable mount points (after the
+ * files are in, never the delivery's code). Needs `chmod` in the image (the runtime image has it).
  * Works the same on a local or a remote engine: only the engine API carries bytes.
  */
 export async function stageThroughArchive(
@@ -299,20 +311,31 @@ export async function stageThroughArchive(
 ): Promise<ArchiveStage> {
   const names: string[] = [];
   let helper: Docker.Container | null = null;
+  let unregister = () => {};
   const remove = async () => {
-    if (helper) await helper.remove({ force: true }).catch(() => {});
+    unregister();
+    if (helper) {
+      await helper.remove({ force: true }).catch(() => {});
+      untrackContainer(helper.id);
+    }
     for (const n of names) await docker.getVolume(n).remove({ force: true } as object).catch(() => {});
   };
+  // SIGINT: the volumes go with the run's containers (the helper is tracked like them).
+  unregister = registerCleanup(async () => {
+    for (const n of names) await docker.getVolume(n).remove({ force: true } as object).catch(() => {});
+  });
   try {
     const vols = opts.volumes.map((v, i) => ({ ...v, volume: `${opts.name}-v${i}` }));
     for (const v of vols) {
       await docker.createVolume({ Name: v.volume, Labels: opts.labels });
       names.push(v.volume);
     }
+    const writableTargets = vols.filter((v) => !v.readOnly).map((v) => v.target);
     helper = await docker.createContainer({
       Image: opts.image,
-      Cmd: ['/bin/sh'],
+      Cmd: ['chmod', '0777', ...writableTargets],
       Entrypoint: [],
+      User: '0:0',
       Labels: opts.labels,
       NetworkDisabled: true,
       HostConfig: {
@@ -320,10 +343,18 @@ export async function stageThroughArchive(
         Mounts: vols.map((v) => ({ Type: 'volume' as const, Source: v.volume, Target: v.target, ReadOnly: false })),
       },
     });
+    trackContainer(helper.id, docker, opts.labels[RUN_LABEL] ?? 'unknown');
     for (const v of vols) {
-      // The volume's root comes first so its mode (0777 for writable outputs) applies to the mount point itself.
-      const root: TarEntry = { type: 'dir', path: '.', mode: v.readOnly ? 0o755 : 0o777 };
-      await helper.putArchive(tarStream([root, ...v.entries]) as unknown as string, { path: v.target });
+      if (v.entries.length > 0) await helper.putArchive(tarStream(v.entries) as unknown as string, { path: v.target });
+    }
+    const writable = vols.filter((v) => !v.readOnly).map((v) => v.target);
+    if (writable.length > 0) {
+      // A fresh volume's root is root-owned 0755 and an archive cannot change the mount point itself: one short run
+      // of the helper (root, no network, our command only) opens it to the sandbox user.
+      await helper.start();
+      const done = (await helper.wait()) as { StatusCode: number };
+      if (done.StatusCode !== 0)
+        throw new Error(`sandbox: could not open the output volume to the sandbox user (chmod exit ${done.StatusCode})`);
     }
     const h = helper;
     return {

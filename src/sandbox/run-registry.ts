@@ -81,7 +81,9 @@ function removeSynchronously(): void {
   if (containers.size === 0) return;
   const byDocker = new Map<string, string[]>();
   for (const [id, c] of containers) {
-    const socketPath = (c.docker.modem as unknown as { socketPath?: unknown }).socketPath;
+    const modem = c.docker.modem as unknown as { socketPath?: unknown; socketPathCache?: unknown };
+    // docker-modem resolves its default socket lazily (a function, cached after the first request)
+    const socketPath = typeof modem.socketPath === 'string' ? modem.socketPath : modem.socketPathCache;
     if (typeof socketPath !== 'string') continue;
     byDocker.set(socketPath, [...(byDocker.get(socketPath) ?? []), id]);
   }
@@ -131,13 +133,34 @@ export interface GcResult {
   containers: number;
   networks: number;
   volumes: number;
+  /** Swarm services (only when the engine is a swarm manager). */
+  services: number;
 }
 
-/** Removes every container, network and volume labelled `heldout=1` (or only those of `runId`). */
+/**
+ * Removes every Swarm service, container, network and volume labelled `heldout=1` (or only those of `runId`).
+ * Services go first: their tasks' containers would otherwise be recreated or hold the volumes.
+ */
 export async function gc(options: { docker?: Docker; runId?: string } = {}): Promise<GcResult> {
   const docker = options.docker ?? getDocker();
   const label = options.runId ? [`${RUN_LABEL}=${options.runId}`] : [`${LABEL}=1`];
-  const result: GcResult = { containers: 0, networks: 0, volumes: 0 };
+  const result: GcResult = { containers: 0, networks: 0, volumes: 0, services: 0 };
+  let services: { ID: string }[] = [];
+  try {
+    services = (await docker.listServices({ filters: { label } })) as { ID: string }[];
+  } catch (err) {
+    // 503: this engine is not a swarm manager, so it has no services
+    if ((err as { statusCode?: number }).statusCode !== 503) throw err;
+  }
+  for (const s of services) {
+    try {
+      await docker.getService(s.ID).remove();
+      result.services++;
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+    }
+  }
+  if (services.length > 0) await waitForTaskContainers(docker, label);
   const list = await docker.listContainers({ all: true, filters: { label } });
   await Promise.all(
     list.map(async (c) => {
@@ -169,6 +192,19 @@ export async function gc(options: { docker?: Docker; runId?: string } = {}): Pro
     }
   }
   return result;
+}
+
+/** Removed services' task containers disappear asynchronously; wait (≤ 10 s) so the container sweep sees them. */
+async function waitForTaskContainers(docker: Docker, label: string[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [...label, 'com.docker.swarm.service.id'] },
+    });
+    if (left.length === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** At most `n` (default: the number of cores) calls of the returned function run at once; the rest queue FIFO. */

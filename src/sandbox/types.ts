@@ -30,6 +30,11 @@ export interface GatewayAttachment {
   port: number;
   /** Environment for the delivery, e.g. OPENAI_BASE_URL=http://127.0.0.1:<port>/v1 and a per-case placeholder key. */
   env: Record<string, string>;
+  /**
+   * False when the case may make no model call (its budget allows none): a backend that cannot reach the gateway
+   * (a remote engine without a forwarded socket) then runs the case without it instead of refusing. Default true.
+   */
+  required?: boolean;
 }
 
 export interface SandboxSpec {
@@ -64,7 +69,8 @@ export interface SandboxSpec {
 
 /** What one execution did; gates are computed from it (DESIGN §4). */
 export interface Execution {
-  backend: 'docker' | 'process';
+  /** The isolation the execution had: `docker` also for swarm tasks (they are docker containers). */
+  backend: IsolationName;
   /** Shell convention on both backends: a death by signal n is 128+n (and `signal` names it); null: never launched. */
   exitCode: number | null;
   signal: string | null;
@@ -83,7 +89,10 @@ export interface Execution {
 
 /** A registered sandbox implementation. */
 export interface SandboxBackend {
-  readonly name: 'docker' | 'process';
+  /** The isolation this backend gives (what reports show); `kind` says how it schedules. */
+  readonly name: IsolationName;
+  /** The `SandboxKind` that selects this backend (`swarm` schedules docker isolation as Swarm services). */
+  readonly kind?: BackendName;
   /** Resolves true when this backend can run here (an engine answers, unshare is permitted, …). */
   available(): Promise<boolean>;
   /** Runs one execution; always resolves (infra failures reject), and leaves nothing running behind it. */
@@ -92,4 +101,10 @@ export interface SandboxBackend {
   cleanup(runId?: string): Promise<number>;
 }
 
-export type SandboxKind = 'auto' | 'docker' | 'process';
+/** The registered backends; `swarm` is docker isolation scheduled as one-shot Swarm services (issue 13). */
+export type BackendName = 'docker' | 'swarm' | 'process';
+
+/** What isolation an execution had. */
+export type IsolationName = 'docker' | 'process';
+
+export type SandboxKind = 'auto' | BackendName;

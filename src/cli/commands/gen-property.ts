@@ -44,8 +44,8 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
     const into = (values.into ?? 'heldout') as string;
     if (into !== 'dev' && into !== 'heldout') throw new UsageError(`--into: expected dev or heldout, got ${into}`);
     const sandbox = (values.sandbox ?? 'auto') as string;
-    if (!['auto', 'docker', 'process'].includes(sandbox)) {
-      throw new UsageError(`--sandbox: expected auto, docker or process, got ${sandbox}`);
+    if (!['auto', 'docker', 'swarm', 'process'].includes(sandbox)) {
+      throw new UsageError(`--sandbox: expected auto, docker, swarm or process, got ${sandbox}`);
     }
     if (typeof values.path === 'string' && !/^\d+(:\d+)*$/.test(values.path)) {
       throw new UsageError(`--path: expected fast-check's path like 0:1:1, got ${values.path}`);

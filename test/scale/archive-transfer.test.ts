@@ -1,0 +1,77 @@
+/**
+ * Issue 13: the docker backend's remote-engine path (`transfer: 'archive'`: delivery, case and outputs through the
+ * engine API, no host bind mounts) forced against the local engine gives the same results as bind mounts — the
+ * same acceptance behaviours the bind-mount backend passes (test/sandbox/behaviours.ts).
+ */
+import { describe, expect, test } from 'vitest';
+import { createDockerBackend, engineAnswers, ensureRuntimeImage, gc } from '../../src/sandbox/index.js';
+import { sandboxBehaviours } from '../sandbox/behaviours.js';
+import { execFileP, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
+
+const engine = await engineAnswers(3000);
+const archive = createDockerBackend({ transfer: 'archive' });
+
+async function dockerPs(id: string): Promise<string[]> {
+  const { stdout } = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${id}`]);
+  return stdout.split('\n').filter(Boolean);
+}
+
+async function dockerVolumes(id: string): Promise<string[]> {
+  const { stdout } = await execFileP('docker', ['volume', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
+  return stdout.split('\n').filter(Boolean);
+}
+
+describe.skipIf(!engine)(engine ? 'archive transfer' : 'archive transfer — skipped: no docker engine answers', () => {
+  test('the runtime image is there (built through the API when missing)', async () => {
+    await ensureRuntimeImage();
+  }, 120_000);
+
+  sandboxBehaviours({
+    name: 'docker',
+    variant: 'archive',
+    backend: () => archive,
+    enforcement: {
+      memory: null,
+      pids: null,
+      network: null,
+      writeProtection: null,
+      caseIsolation: null,
+      sigint: null,
+      sigkillGc: null,
+    },
+    leftovers: (id) => dockerPs(id),
+    survivesSigkill: true,
+    gc: async (id) => {
+      const r = await gc({ runId: id });
+      return r.containers;
+    },
+  });
+
+  test('no volume, helper or container is left after a run, and outputs keep their tree', async () => {
+    const s = await scratch('archive-left');
+    try {
+      const c = await makeCase(`${s.root}/cases`, 'deep', 'x', { assets: { 'a.txt': 'A' } });
+      const id = runId('archive-left');
+      const out = `${s.root}/out`;
+      const long = 'd'.repeat(120);
+      const x = await archive.run(
+        spec({
+          runId: id,
+          command: `mkdir -p {output}/${long}/e && echo hi > {output}/${long}/e/f.txt && ln -s f.txt {output}/${long}/e/link && cat {case}/assets/a.txt`,
+          deliveryDir: s.delivery('ok'),
+          inputPath: c.inputPath,
+          assetsDir: c.assetsDir,
+          outputDir: out,
+          limits: LIMITS,
+        }),
+      );
+      expect(x.exitCode, x.stderr).toBe(0);
+      expect(x.stdout).toBe('A');
+      expect(x.outputs).toEqual([`${long}/e/f.txt`, `${long}/e/link`]);
+      expect(await dockerPs(id)).toEqual([]);
+      expect(await dockerVolumes(id)).toEqual([]);
+    } finally {
+      await s.cleanup();
+    }
+  });
+});
