@@ -153,7 +153,6 @@ async function main() {
     'gateway-tcp': { port: Number(new URL(gw.tcpUrl).port), headers: { authorization: `Bearer ${regTcp.token}` } },
     'gateway-socket': { socketPath: gw.socketPath, headers: { authorization: `Bearer ${regSock.token}` } },
   };
-  const names = Object.keys(targets);
   const client = worker({ role: 'client', targets });
   const { lat, rounds } = await client.next();
   await client.w.terminate();
@@ -173,7 +172,12 @@ async function main() {
     ['gateway-socket', 'Unix socket'],
   ]) {
     metrics.push(
-      metric({ name: `latency p50 through the gateway (${label})`, unit: 'ms', samples: lat[path].p50, baseline: direct('p50') }),
+      metric({
+        name: `latency p50 through the gateway (${label})`,
+        unit: 'ms',
+        samples: lat[path].p50,
+        baseline: direct('p50'),
+      }),
       metric({
         name: `added latency p50, gateway (${label})`,
         unit: 'ms',

@@ -214,6 +214,11 @@ for (const name of SHAPE_NAMES) {
     metric({ name: `serialize summary.json, ${what}`, unit: 'ms', samples: of('summaryJsonMs'), digits: 0 }),
     metric({ name: `render index.html, ${what}`, unit: 'ms', samples: of('htmlMs'), digits: 0 }),
   );
-  details[name] = { executions, entries: inputs.length, summaryBytes: runs[0].summaryBytes, htmlBytes: runs[0].htmlBytes };
+  details[name] = {
+    executions,
+    entries: inputs.length,
+    summaryBytes: runs[0].summaryBytes,
+    htmlBytes: runs[0].htmlBytes,
+  };
 }
 emit('reporter', { config: { cases: TOTAL, runs: RUNS, shapes: SHAPE_NAMES }, metrics, details });

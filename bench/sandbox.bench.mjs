@@ -25,7 +25,13 @@ const WARMUP = size('HELDOUT_BENCH_SANDBOX_WARMUP', 3, 1);
 const CASES = size('HELDOUT_BENCH_SANDBOX_CASES', 200, 4);
 const REPS = size('HELDOUT_BENCH_SANDBOX_REPS', 3, 1);
 const CONCURRENCY = (process.env.HELDOUT_BENCH_SANDBOX_CONCURRENCY ?? '1,2,4').split(',').map(Number);
-const config = { perCaseRuns: N, warmup: WARMUP, throughputCases: CASES, throughputReps: REPS, concurrency: CONCURRENCY };
+const config = {
+  perCaseRuns: N,
+  warmup: WARMUP,
+  throughputCases: CASES,
+  throughputReps: REPS,
+  concurrency: CONCURRENCY,
+};
 
 const dist = resolve(process.env.HELDOUT_DIST ?? new URL('../dist', import.meta.url).pathname);
 const sandbox = await import(pathToFileURL(join(dist, 'sandbox/index.js')).href);

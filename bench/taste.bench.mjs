@@ -72,7 +72,9 @@ for (let r = 0; r < WARMUP + RUNS; r++) {
   const order = r % 2 === 0 ? ['single', 'parallel'] : ['parallel', 'single'];
   const wed = {};
   for (const how of order) {
-    wed[how] = await timed(() => (how === 'single' ? wedMatrixSync(pool, retail.d.tools) : wedMatrix(pool, retail.d.tools)));
+    wed[how] = await timed(() =>
+      how === 'single' ? wedMatrixSync(pool, retail.d.tools) : wedMatrix(pool, retail.d.tools),
+    );
   }
   if (keep) {
     samples.wedSingle.push(wed.single.ms);
@@ -87,7 +89,14 @@ for (let r = 0; r < WARMUP + RUNS; r++) {
   if (keep) samples.kMedoids.push(km.ms);
   details.kMedoids = { k: K, n: pool.length, iterations: km.value.iterations, cost: km.value.cost };
   const s2 = await timed(() =>
-    clusterStage({ sampler: trained, tools: retail.d.tools, validator: retail.v, k: K, poolSize: POOL, rng: new Rng(5) }),
+    clusterStage({
+      sampler: trained,
+      tools: retail.d.tools,
+      validator: retail.v,
+      k: K,
+      poolSize: POOL,
+      rng: new Rng(5),
+    }),
   );
   if (keep) samples.stage2.push(s2.ms);
   details.stage2 = {

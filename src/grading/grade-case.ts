@@ -314,7 +314,12 @@ export async function gradeCase(input: GradeCaseInput): Promise<CaseGrade> {
         // Satisfaction is μ_new ∧ μ_reg (DESIGN §4): breaking what the product already did voids the new behaviour,
         // recorded as a total ceiling of 0 so the report shows what set the Result.
         grade.reason = `μ_reg failed: ${regEvidence}`;
-        grade.ceilings.push({ kind: 'total', max: 0, reason: `μ_reg failed: ${regEvidence}`, binding: scored.result > 0 });
+        grade.ceilings.push({
+          kind: 'total',
+          max: 0,
+          reason: `μ_reg failed: ${regEvidence}`,
+          binding: scored.result > 0,
+        });
         grade.ceilingHit = grade.ceilingHit || scored.result > 0;
         grade.ceilingSet = grade.ceilingSet || scored.result > 0;
         grade.result = 0;

@@ -139,8 +139,18 @@ export class RunSession {
     this.gatewayPromise ??= startGateway({
       socketPath: path.join(this.scratch, 'gateway.sock'),
       ledgerDir: path.join(this.options.out, 'ledger'),
+      // The evaluator's own judge calls go through the gateway too (ledgered under its role), over loopback TCP.
+      tcp: judgeConfigFromEnv() !== null,
     });
     return this.gatewayPromise;
+  }
+
+  /** The judge as configured (HELDOUT_JUDGE_* / OPENAI_*), reached through the gateway's judge role; null when none. */
+  private async judgeConfig(gateway: Gateway) {
+    const configured = judgeConfigFromEnv();
+    if (!configured || !gateway.tcpUrl) return configured;
+    // The gateway holds the real key and overwrites the model with the judge role's.
+    return { ...configured, baseURL: gateway.roleBaseURL('judge'), apiKey: 'heldout-judge' };
   }
 
   /** Editing: the delivery's patch applied once to a copy of the pinned starter tree (shared by all its cases). */
@@ -299,7 +309,7 @@ export class RunSession {
       execution,
       outputDir,
       ledger: { calls: usage.calls, tokens: usage.tokens, entries: ledger },
-      judge: judgeConfigFromEnv(),
+      judge: await this.judgeConfig(gateway),
       cacheDir: this.options.judgeCache === false ? null : this.options.judgeCache,
       runCommand,
       patch,

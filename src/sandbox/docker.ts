@@ -262,7 +262,8 @@ class DockerBackend implements SandboxBackend {
       },
     ];
     const extra = spec.mounts ?? [];
-    for (const m of extra) volumes.push({ target: m.containerPath, readOnly: m.readOnly, entries: await dirEntries(m.hostPath) });
+    for (const m of extra)
+      volumes.push({ target: m.containerPath, readOnly: m.readOnly, entries: await dirEntries(m.hostPath) });
     if (gw) {
       const { size } = await stat(gw.relayScript);
       volumes.push({

@@ -1,6 +1,6 @@
 /** The sandbox part's public face (DESIGN §7). */
 
-export { createDockerBackend, type DockerBackendOptions, dockerBackend } from './docker.js';
+export { createDockerBackend, type DockerBackendOptions, dockerBackend, gateSettings } from './docker.js';
 export { engineAnswers, getDocker } from './engine.js';
 export { type ExecutionGate, gateFromExecution } from './gate.js';
 export {
@@ -21,8 +21,20 @@ export {
   processCapabilities,
 } from './process.js';
 export {
+  asEngineError,
+  EngineGoneError,
+  engineWhere,
+  extractTar,
+  isEngineGone,
+  isLocalEngine,
+} from './remote.js';
+export {
   cleanupNow,
+  createEngineGate,
   createLimiter,
+  type EngineGate,
+  type EngineGateOptions,
+  engineGateDir,
   type GcResult,
   gc,
   installSignalCleanup,
@@ -32,9 +44,12 @@ export {
 } from './run-registry.js';
 export { resolveSandbox } from './select.js';
 export { CONTAINER_PATHS } from './staging.js';
+export { createSwarmBackend, type SwarmBackendOptions, swarmBackend } from './swarm.js';
 export type {
+  BackendName,
   Execution,
   GatewayAttachment,
+  IsolationName,
   SandboxBackend,
   SandboxKind,
   SandboxLimits,

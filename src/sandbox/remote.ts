@@ -318,11 +318,19 @@ export async function stageThroughArchive(
       await helper.remove({ force: true }).catch(() => {});
       untrackContainer(helper.id);
     }
-    for (const n of names) await docker.getVolume(n).remove({ force: true } as object).catch(() => {});
+    for (const n of names)
+      await docker
+        .getVolume(n)
+        .remove({ force: true } as object)
+        .catch(() => {});
   };
   // SIGINT: the volumes go with the run's containers (the helper is tracked like them).
   unregister = registerCleanup(async () => {
-    for (const n of names) await docker.getVolume(n).remove({ force: true } as object).catch(() => {});
+    for (const n of names)
+      await docker
+        .getVolume(n)
+        .remove({ force: true } as object)
+        .catch(() => {});
   });
   try {
     const vols = opts.volumes.map((v, i) => ({ ...v, volume: `${opts.name}-v${i}` }));
@@ -354,7 +362,9 @@ export async function stageThroughArchive(
       await helper.start();
       const done = (await helper.wait()) as { StatusCode: number };
       if (done.StatusCode !== 0)
-        throw new Error(`sandbox: could not open the output volume to the sandbox user (chmod exit ${done.StatusCode})`);
+        throw new Error(
+          `sandbox: could not open the output volume to the sandbox user (chmod exit ${done.StatusCode})`,
+        );
     }
     const h = helper;
     return {

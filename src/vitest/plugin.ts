@@ -99,7 +99,8 @@ export function heldout(options: HeldoutOptions): Plugin {
         sandbox: options.sandbox ?? 'auto',
         out: out(),
         concurrency: options.concurrency ?? os.availableParallelism(),
-        judgeCache: options.judgeCache === undefined ? path.resolve(root, '.heldout/judge-cache') : options.judgeCache,
+        judgeCache:
+          options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
       };
       plans.set(commissionDir, plan);

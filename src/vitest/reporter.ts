@@ -132,8 +132,10 @@ export class HeldoutReporter implements Reporter {
     if (this.options.table !== false) {
       const weaker = [...new Set(metas.flatMap((m) => m.weakerIsolation))];
       process.stdout.write(`\n${renderTable(summary)}\n`);
-      if (weaker.length > 0)
-        process.stdout.write(`sandbox: process backend — weaker isolation: ${weaker.join('; ')}\n`);
+      if (weaker.length > 0) {
+        const title = sandbox === 'process' ? 'process sandbox — weaker isolation' : 'sandbox notes';
+        process.stdout.write(`${title}:\n${weaker.map((w) => `  - ${w}`).join('\n')}\n`);
+      }
       process.stdout.write(`heldout report: ${path.relative(process.cwd(), this.options.out) || '.'}/index.html\n`);
     }
     if (this.violations.length > 0) {

@@ -1,4 +1,4 @@
-import type { Split } from '../../commission/index.js';
+import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import type { GateThresholds } from '../../run/index.js';
 import { runHeldout } from '../../vitest/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
@@ -22,6 +22,7 @@ Options:
   --min-result <x>          gate: held-out mean Result must be ≥ x
   --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x
   --max-gap <x>             gate: dev − held-out mean must be ≤ x (needs --split both)
+  --judge-cache <dir>       judge verdict cache (default .heldout/judge-cache); --no-judge-cache turns it off
   --resume                  continue an interrupted run into the same --out: graded cases keep their verdicts,
                             cases lost to infrastructure errors (and cases not reached) run again
   --reporter <name>         Vitest reporter(s) for the console (default: default)
@@ -41,12 +42,26 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     'max-gap': { type: 'string' },
     reporter: { type: 'string', multiple: true },
     resume: { type: 'boolean' },
+    'judge-cache': { type: 'string' },
+    'no-judge-cache': { type: 'boolean' },
   },
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const delivery = (values.delivery as string | undefined) ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
+    // Refuse bad packages before any sandbox starts, with every problem at once.
+    let invalid = false;
+    for (const dir of positionals) {
+      try {
+        await loadCommission(dir);
+      } catch (err) {
+        if (!(err instanceof CommissionError)) throw err;
+        invalid = true;
+        for (const p of err.problems) console.error(`${dir.replace(/\/$/, '')}/${formatProblem(p)}`);
+      }
+    }
+    if (invalid) return 2;
     const split = (values.split as string | undefined) ?? 'heldout';
     if (!['heldout', 'dev', 'both'].includes(split))
       throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
@@ -69,6 +84,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
         freeze: values.freeze as string | undefined,
         gate,
         resume: Boolean(values.resume),
+        judgeCache: values['no-judge-cache'] ? false : (values['judge-cache'] as string | undefined),
       },
       { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
     );

@@ -1,0 +1,85 @@
+/**
+ * Issue 13: the swarm backend — each case × trial a one-shot Swarm service — passes the same acceptance behaviours
+ * as the docker backend on a single-node swarm. The test inits the swarm when the engine is not in one and leaves
+ * it again afterwards (the engine ends as it was found).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createSwarmBackend, engineAnswers, ensureRuntimeImage, gc } from '../../src/sandbox/index.js';
+import { sandboxBehaviours } from '../sandbox/behaviours.js';
+import { execFileP, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
+import { enterSwarm, leaveSwarm } from './swarm-helpers.js';
+
+const engine = await engineAnswers(3000);
+const swarm = createSwarmBackend();
+
+async function leftovers(id: string): Promise<string[]> {
+  const ps = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${id}`]);
+  const services = await execFileP('docker', ['service', 'ls', '-q', '--filter', `label=heldout.run=${id}`]).catch(
+    () => ({ stdout: '' }),
+  );
+  return [...ps.stdout.split('\n'), ...services.stdout.split('\n')].filter(Boolean);
+}
+
+describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: no docker engine answers', () => {
+  let inited = false;
+  beforeAll(async () => {
+    inited = await enterSwarm();
+    await ensureRuntimeImage();
+  }, 120_000);
+  afterAll(async () => {
+    if (inited) await leaveSwarm();
+  }, 60_000);
+
+  test('the engine is a swarm manager the backend accepts', async () => {
+    expect(await swarm.available()).toBe(true);
+  });
+
+  sandboxBehaviours({
+    name: 'docker',
+    variant: 'swarm',
+    backend: () => swarm,
+    enforcement: {
+      memory: null,
+      pids: null,
+      network: null,
+      writeProtection: null,
+      caseIsolation: null,
+      sigint: null,
+      sigkillGc: null,
+    },
+    leftovers: (id) => leftovers(id),
+    survivesSigkill: true,
+    gc: async (id) => {
+      const r = await gc({ runId: id });
+      return r.containers + r.services;
+    },
+  });
+
+  test('no service, network, volume or container is left after a case', async () => {
+    const s = await scratch('swarm-left');
+    try {
+      const c = await makeCase(`${s.root}/cases`, 'one', 'x');
+      const id = runId('swarm-left');
+      const x = await swarm.run(
+        spec({
+          runId: id,
+          command: 'echo out; echo err >&2; echo 1 > {output}/r.txt; exit 3',
+          deliveryDir: s.delivery('ok'),
+          inputPath: c.inputPath,
+          outputDir: `${s.root}/out`,
+          limits: LIMITS,
+        }),
+      );
+      expect(x.exitCode).toBe(3);
+      expect(x.stdout).toBe('out\n');
+      expect(x.stderr).toBe('err\n');
+      expect(x.outputs).toEqual(['r.txt']);
+      expect(await leftovers(id)).toEqual([]);
+      const nets = await execFileP('docker', ['network', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
+      const vols = await execFileP('docker', ['volume', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
+      expect(nets.stdout.trim() + vols.stdout.trim()).toBe('');
+    } finally {
+      await s.cleanup();
+    }
+  }, 60_000);
+});
