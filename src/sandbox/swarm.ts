@@ -95,6 +95,26 @@ function serviceName(spec: SandboxSpec): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves once `stream` has delivered nothing for `idleMs` (or after `maxMs` in all). */
+function quiet(stream: NodeJS.ReadableStream, idleMs: number, maxMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    let idle: NodeJS.Timeout;
+    const done = () => {
+      clearTimeout(idle);
+      clearTimeout(cap);
+      stream.removeListener('data', bump);
+      resolve();
+    };
+    const bump = () => {
+      clearTimeout(idle);
+      idle = setTimeout(done, idleMs);
+    };
+    const cap = setTimeout(done, maxMs);
+    stream.on('data', bump);
+    bump();
+  });
+}
+
 class SwarmBackend implements SandboxBackend {
   readonly name = 'docker' as const;
   readonly kind = 'swarm' as const;
@@ -288,7 +308,8 @@ class SwarmBackend implements SandboxBackend {
       let result: Awaited<ReturnType<SwarmBackend['waitForTask']>>;
       try {
         result = await this.waitForTask(svc, spec, signal);
-        await Promise.race([drained, sleep(3000)]);
+        // A followed service log does not end with its task: read on until it has been quiet for a moment.
+        await Promise.race([drained, quiet(logs, 750, 60_000)]);
       } finally {
         (logs as unknown as { destroy?: () => void }).destroy?.();
       }
