@@ -114,7 +114,9 @@ export function heldout(options: HeldoutOptions): Plugin {
       root = path.resolve(config.root ?? process.cwd());
       dirs = resolveCommissionDirs(options.commissions, root);
       if (dirs.length === 0) throw new Error(`heldout: no commission matched ${JSON.stringify(options.commissions)}`);
-      const test = ((config as { test?: Record<string, any> }).test ??= {});
+      const withTest = config as { test?: Record<string, any> };
+      withTest.test ??= {};
+      const test = withTest.test;
       test.include = [
         ...(test.include ?? configDefaults.include),
         ...dirs.map((d) => path.relative(root, commissionFile(d))),
