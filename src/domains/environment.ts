@@ -16,11 +16,41 @@ const hashers = new WeakMap<Tau2Domain, { initial: string; hash: (db: Db) => str
 function hasher(domain: Tau2Domain) {
   let h = hashers.get(domain);
   if (h === undefined) {
-    const reference = JSON.parse(domain.dbText) as Db;
+    const reference = pristine(domain);
     h = { initial: hashJson(reference), hash: referenceHasher(reference) };
     hashers.set(domain, h);
   }
   return h;
+}
+
+// The domain's database parsed once, never handed out: every environment gets its own `jsonCopy` of it, which is
+// about 2.5 times faster than parsing the text again (structuredClone is slower than parsing).
+const pristines = new WeakMap<Tau2Domain, Db>();
+function pristine(domain: Tau2Domain): Db {
+  let db = pristines.get(domain);
+  if (db === undefined) {
+    db = JSON.parse(domain.dbText) as Db;
+    pristines.set(domain, db);
+  }
+  return db;
+}
+
+/** A deep copy of parsed JSON, equal to parsing its text again (same key order; "__proto__" stays an own key). */
+function jsonCopy(v: unknown): any {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const a = new Array(v.length);
+    for (let i = 0; i < v.length; i++) a[i] = jsonCopy(v[i]);
+    return a;
+  }
+  const o: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = jsonCopy((v as Record<string, unknown>)[k]);
+    if (k === '__proto__')
+      Object.defineProperty(o, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else o[k] = x;
+  }
+  return o;
 }
 
 /** A live domain database with its tools. */
@@ -62,7 +92,7 @@ export function createEnvironment(domain: Tau2Domain, db?: Db, options: Environm
   // Parsed on first use: an episode whose agent never calls a tool never pays for it.
   let parsed: Db | undefined = db === undefined ? undefined : structuredClone(db);
   const state = (): Db => {
-    if (parsed === undefined) parsed = JSON.parse(domain.dbText) as Db;
+    if (parsed === undefined) parsed = jsonCopy(pristine(domain)) as Db;
     return parsed;
   };
   let clean = db === undefined;

@@ -4,6 +4,7 @@ import { type DomainInstantiator, type DomainWalk, Unfit, type WalkContext } fro
 // τ²'s airline clock: flights on or before this date have (partly) flown.
 const TODAY = '2024-05-15';
 const NOW = '2024-05-15T15:00:00';
+const MAX_NEW_RESERVATIONS = 3;
 const RESERVATION_WRITES = new Set([
   'cancel_reservation',
   'update_reservation_flights',
@@ -411,6 +412,13 @@ class AirlineWalk implements DomainWalk {
 
 /** Airline: a user is a subject; users with more open, modifiable reservations and a credit card come first. */
 export const airlineInstantiator: DomainInstantiator = {
+  impossible(_base, sequence) {
+    // τ² airline hands out the new reservation ids HATHAT, HATHAU, HATHAV and refuses a fourth booking.
+    const books = sequence.filter((t) => t === 'book_reservation').length;
+    return books > MAX_NEW_RESERVATIONS
+      ? `${books} bookings, but τ² airline allows at most ${MAX_NEW_RESERVATIONS} new reservations per task`
+      : undefined;
+  },
   subjects(base, sequence, rng) {
     const writes = sequence.filter((t) => RESERVATION_WRITES.has(t)).length;
     const cancels = sequence.filter((t) => t === 'cancel_reservation').length;

@@ -4,7 +4,7 @@ import { coverageMetrics } from '../coverage.js';
 import { loadDomain } from '../domain.js';
 import { Rng } from '../prng.js';
 import { seqKey, trainSampler } from '../sampler.js';
-import type { CoverageMetrics } from '../types.js';
+import type { CoverageMetrics, Validator } from '../types.js';
 import { ruleValidator } from '../validators/rule-validator.js';
 import { addDecoys, type Decoy, decoysPreserveGold } from './decoys.js';
 import { hintedVerifier, type ModelConfig } from './hinted-verifier.js';
@@ -54,6 +54,8 @@ export interface GenerateResult {
   tasks: Tau2Task[];
   entries: GeneratedEntry[];
   coverage: CoverageComparison;
+  /** Rule-plausible sequences stage 2 passed over (medoids or replacement candidates) because no entities fit them. */
+  notInstantiable: { sequence: string[]; reason: string }[];
 }
 
 const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? null : a / b);
@@ -79,6 +81,32 @@ export function compareCoverage(
       meanPairwiseWed: (ratios.meanPairwiseWed ?? 0) >= 2,
       trigramTtr: (ratios.trigramTtr ?? 0) >= 2,
       entropy: (ratios.entropy ?? 0) >= 1.3,
+    },
+  };
+}
+
+/**
+ * The stage-2 medoid check of `generateTasks`: plausible for `validator` and instantiable on the domain database
+ * (`instantiateSequence` finds entities so that every call executes). A medoid no database state can run is then
+ * replaced, exactly like an implausible one, by the nearest member of its cluster that passes (DESIGN §11), instead of
+ * being lost in stage 3. `rejected` keeps, per sequence, why instantiation failed.
+ */
+export function executableValidator(
+  validator: Validator,
+  domain: Tau2Domain,
+  options: { seed?: number | string; maxRetries?: number } = {},
+): Validator & { rejected: Map<string, { sequence: string[]; reason: string }> } {
+  const rejected = new Map<string, { sequence: string[]; reason: string }>();
+  return {
+    rejected,
+    async validate(seq) {
+      const v = await validator.validate(seq);
+      if (!v.plausible) return v;
+      const made = instantiateSequence(domain, seq, { seed: options.seed, maxRetries: options.maxRetries });
+      if (made.ok) return v;
+      rejected.set(seqKey(seq), { sequence: seq, reason: made.reason });
+      const at = Number(/\(call (\d+)\)/.exec(made.reason)?.[1] ?? seq.length) - 1;
+      return { plausible: false, problematicIndices: [at], reason: `not instantiable: ${made.reason}` };
     },
   };
 }
@@ -156,10 +184,12 @@ export async function generateTasks(domainDir: string, options: GenerateOptions 
     validator,
     { seed, attempts: options.attempts ?? 3000 },
   );
+  // Stage 1 learns from the rule validator alone; stage 2 also asks that a medoid can be instantiated.
+  const medoidCheck = executableValidator(validator, domain, { seed, maxRetries: options.maxRetries });
   const clusters = await clusterStage({
     sampler: train.sampler,
     tools: taste.tools,
-    validator,
+    validator: medoidCheck,
     k,
     poolSize: options.pool ?? 2000,
     rng: new Rng(`${seed}:cluster`),
@@ -184,5 +214,14 @@ export async function generateTasks(domainDir: string, options: GenerateOptions 
     taste.gold.map((g) => g.tools),
     taste.tools,
   );
-  return { domain: taste.name, seed, k, medoids: clusters.medoids.length, tasks, entries, coverage };
+  return {
+    domain: taste.name,
+    seed,
+    k,
+    medoids: clusters.medoids.length,
+    tasks,
+    entries,
+    coverage,
+    notInstantiable: [...medoidCheck.rejected.values()],
+  };
 }

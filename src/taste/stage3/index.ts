@@ -3,6 +3,7 @@ export { addDecoys, type Decoy, type DecoyResult, decoysPreserveGold } from './d
 export {
   type CoverageComparison,
   compareCoverage,
+  executableValidator,
   type GeneratedEntry,
   type GenerateOptions,
   type GenerateResult,

@@ -51,6 +51,8 @@ export function instantiateSequence(
   const unknownTool = sequence.find((t) => !known.has(t));
   if (unknownTool) return { ok: false, reason: `tool ${unknownTool} is not in the domain`, attempts: 0 };
   const base = baseDb(domain);
+  const limit = inst.impossible?.(base, sequence);
+  if (limit) return { ok: false, reason: limit, attempts: 0 };
   const rng = new Rng(`${options.seed ?? 0}:instantiate:${sequence.join(',')}`);
   const maxRetries = options.maxRetries ?? 12;
   const subjects = inst.subjects(base, sequence, rng).slice(0, maxRetries);

@@ -45,8 +45,14 @@ class RetailWalk implements DomainWalk {
     return r.ok ? r.result : this.user;
   }
 
+  /** `fits`, and for cancel / item changes an order no earlier call of the walk wrote to: spreads the writes. */
+  private fresh(tool: string, o: any): boolean {
+    return this.fits(tool, o) && !(PENDING_ONLY.has(tool) && this.written.has(o.order_id));
+  }
+
+  /** τ²'s own preconditions (an order whose address or payment changed is still "pending"). */
   private fits(tool: string, o: any): boolean {
-    if (PENDING_ONLY.has(tool)) return o.status === 'pending' && !this.written.has(o.order_id);
+    if (PENDING_ONLY.has(tool)) return o.status === 'pending';
     if (tool === 'modify_pending_order_payment')
       return isPending(o) && o.payment_history.length === 1 && o.payment_history[0].transaction_type === 'payment';
     if (tool === 'modify_pending_order_address') return isPending(o);
@@ -61,8 +67,9 @@ class RetailWalk implements DomainWalk {
   private target(tool: string, index: number): any {
     if (this.focus) {
       const o = this.order(this.focus);
-      if (o && this.fits(tool, o)) return o;
+      if (o && this.fresh(tool, o)) return o;
     }
+    // A fresh order first; else one an earlier write left open to this one (τ² allows it).
     const all = this.user.orders.map((id: string) => this.order(id)).filter((o: any) => o && this.fits(tool, o));
     const pick = all.find((o: any) => !this.written.has(o.order_id)) ?? all[0];
     if (!pick) throw new Unfit(tool, index, `user ${this.userId} has no order that ${tool} may act on`);
@@ -107,9 +114,9 @@ class RetailWalk implements DomainWalk {
         const os = this.user.orders.map((id: string) => this.order(id)).filter(Boolean);
         const unseen = os.filter((o: any) => !this.looked.has(o.order_id));
         const order = [
-          ...unseen.filter((o: any) => !write || this.fits(write, o)),
+          ...unseen.filter((o: any) => !write || this.fresh(write, o)),
           ...unseen,
-          ...os.filter((o: any) => !write || this.fits(write, o)),
+          ...os.filter((o: any) => !write || this.fresh(write, o)),
           ...os,
         ];
         if (!order.length) throw new Unfit(tool, index, `user ${this.userId} has no order`);
@@ -260,8 +267,24 @@ class RetailWalk implements DomainWalk {
   }
 }
 
-/** Retail: a user is a subject; users with enough pending and delivered orders for the sequence's writes come first. */
+/**
+ * Retail: a user is a subject. Only users with enough pending and delivered orders for the sequence's writes, and a
+ * second payment method when it changes an order's payment, are tried.
+ */
 export const retailInstantiator: DomainInstantiator = {
+  impossible(base, sequence) {
+    // Each delivered-order write turns its order into "exchange/return requested": one order per such write.
+    const deliv = sequence.filter((t) => DELIVERED.has(t)).length;
+    const most = Math.max(
+      0,
+      ...Object.values<any>(base.users).map(
+        (u) => u.orders.filter((id: string) => base.orders[id]?.status === 'delivered').length,
+      ),
+    );
+    return deliv > most
+      ? `${deliv} delivered-order writes, but no user has more than ${most} delivered orders`
+      : undefined;
+  },
   subjects(base, sequence, rng) {
     const pend = sequence.filter((t) => PENDING_ONLY.has(t)).length;
     const anyPend = sequence.filter((t) => t === 'modify_pending_order_payment').length;
@@ -271,7 +294,8 @@ export const retailInstantiator: DomainInstantiator = {
         const os = u.orders.map((id: string) => base.orders[id]).filter(Boolean);
         return (
           os.filter((o: any) => o.status === 'pending').length >= pend + anyPend &&
-          os.filter((o: any) => o.status === 'delivered').length >= deliv
+          os.filter((o: any) => o.status === 'delivered').length >= deliv &&
+          (anyPend === 0 || Object.keys(u.payment_methods).length >= 2)
         );
       })
       .map((u) => u.user_id as string);

@@ -48,6 +48,8 @@ export class Unfit extends Error {
 
 /** A domain's instantiation strategy: subjects to try, and the candidate arguments of each call in turn. */
 export interface DomainInstantiator {
+  /** Why no entity of the database can ever serve the sequence (a hard limit, checked before any walk), or undefined. */
+  impossible?(base: Record<string, any>, sequence: string[]): string | undefined;
   /** Subjects (user ids) worth trying for this sequence, best first; the walk tries at most `maxRetries`. */
   subjects(base: Record<string, any>, sequence: string[], rng: Rng): string[];
   /** Starts a walk for one subject. */

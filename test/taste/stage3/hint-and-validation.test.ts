@@ -82,10 +82,15 @@ describe('instantiation and the validation pipeline (offline)', () => {
 
   it('gives up cleanly when no entity fits', async () => {
     const d = await domain('airline');
-    const four = Array(4).fill('book_reservation');
-    const r = instantiateSequence(d, four, { seed: 1, maxRetries: 2 });
-    expect(r).toMatchObject({ ok: false });
-    if (!r.ok) expect(r.reason).toMatch(/Too many reservations/);
+    // The walk tries `maxRetries` users, then names the most frequent obstacle.
+    const twice = ['get_user_details', 'send_certificate', 'send_certificate'];
+    const r = instantiateSequence(d, twice, { seed: 1, maxRetries: 2 });
+    expect(r).toMatchObject({ ok: false, attempts: 2 });
+    if (!r.ok) expect(r.reason).toMatch(/send_certificate \(call 3\): a second certificate breaks policy/);
+    // A domain limit no user can lift is named without trying any (τ² has three new reservation ids).
+    const four = instantiateSequence(d, Array(4).fill('book_reservation'), { seed: 1, maxRetries: 2 });
+    expect(four).toMatchObject({ ok: false, attempts: 0 });
+    if (!four.ok) expect(four.reason).toMatch(/at most 3 new reservations/);
   });
 });
 
