@@ -8,11 +8,16 @@ export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+    return mulberry32Output(a);
   };
+}
+
+/** mulberry32's output for state a; its state is a plain counter, so a hot loop can keep it in a local. */
+function mulberry32Output(a: number): number {
+  let t = a;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return (t ^ (t >>> 14)) >>> 0;
 }
 
 /** Folds a string seed into 32 bits (FNV-1a) so callers can seed by run id. */
@@ -50,12 +55,14 @@ export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
   const m = mean(values) as number;
   if (n === 1) return [m, m];
-  const next = mulberry32(seedFrom(options.seed));
+  const seed = seedFrom(options.seed);
   const counts = new Map<number, number>();
   for (let i = 0; i < n; i++) counts.set(values[i], (counts.get(values[i]) ?? 0) + 1);
   const method = options.method ?? 'auto';
   const useCounts = method === 'counts' || (method === 'auto' && counts.size * 8 <= n);
-  const means = useCounts ? resampleByCounts(counts, n, resamples, next) : resampleDirect(values, resamples, next);
+  const means = useCounts
+    ? resampleByCounts(counts, n, resamples, seed)
+    : resampleDirect(values, resamples, mulberry32(seed));
   means.sort();
   const alpha = (1 - level) / 2;
   return [quantileSorted(means, alpha), quantileSorted(means, 1 - alpha)];
@@ -79,7 +86,7 @@ function resampleDirect(values: ArrayLike<number>, resamples: number, next: () =
  * drawn, a Multinomial(n, m_j / n). Drawn as a chain of conditional binomials, each by exact inversion walking out
  * from the mode, so the cost per resample grows with the number of distinct values, not with n.
  */
-function resampleByCounts(counts: Map<number, number>, n: number, resamples: number, next: () => number): Float64Array {
+function resampleByCounts(counts: Map<number, number>, n: number, resamples: number, seed: number): Float64Array {
   const entries = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   const d = entries.length;
   const vals = Float64Array.from(entries, (e) => e[0]);
@@ -97,11 +104,17 @@ function resampleByCounts(counts: Map<number, number>, n: number, resamples: num
   const logFact = new Float64Array(n + 1);
   for (let i = 1; i <= n; i++) logFact[i] = logFact[i - 1] + Math.log(i);
   const means = new Float64Array(resamples);
+  // mulberry32(seed) inlined: its state in a local rather than a closure saves an allocation per draw.
+  let state = seed;
   for (let r = 0; r < resamples; r++) {
     let left = n;
     let s = 0;
     for (let j = 0; j < d && left > 0; j++) {
-      const k = p[j] >= 1 ? left : binomialInverse(left, p[j], logP[j], logQ[j], next() / 4294967296, logFact);
+      let k = left;
+      if (p[j] < 1) {
+        state = (state + 0x6d2b79f5) >>> 0;
+        k = binomialInverse(left, p[j], logP[j], logQ[j], mulberry32Output(state) / 4294967296, logFact);
+      }
       s += vals[j] * k;
       left -= k;
     }
@@ -121,20 +134,23 @@ function binomialInverse(N: number, p: number, logP: number, logQ: number, u: nu
   let fLo = fMode;
   let fHi = fMode;
   const pq = p / (1 - p);
+  // Next mass on each side by the pmf's ratio recurrence; the side not taken keeps its next mass for the next turn.
+  let nLo = lo > 0 ? (fLo * lo) / ((N - lo + 1) * pq) : -1;
+  let nHi = hi < N ? (fHi * (N - hi) * pq) / (hi + 1) : -1;
   while (lo > 0 || hi < N) {
-    // Next mass on each side by the pmf's ratio recurrence; take the larger so the walk ends soonest.
-    const nLo = lo > 0 ? (fLo * lo) / ((N - lo + 1) * pq) : -1;
-    const nHi = hi < N ? (fHi * (N - hi) * pq) / (hi + 1) : -1;
+    // Take the larger so the walk ends soonest.
     if (nHi >= nLo) {
       hi++;
       fHi = nHi;
       if (u < fHi) return hi;
       u -= fHi;
+      nHi = hi < N ? (fHi * (N - hi) * pq) / (hi + 1) : -1;
     } else {
       lo--;
       fLo = nLo;
       if (u < fLo) return lo;
       u -= fLo;
+      nLo = lo > 0 ? (fLo * lo) / ((N - lo + 1) * pq) : -1;
     }
     if ((lo === 0 || fLo < 1e-300) && (hi === N || fHi < 1e-300)) break;
   }

@@ -67,18 +67,146 @@ function compareCases(a: { id: string; trial: number }, b: { id: string; trial: 
   return a.id < b.id ? -1 : a.id > b.id ? 1 : a.trial - b.trial;
 }
 
-/** Gradings usually arrive in order already; checking first saves the sort at 100,000 cases. */
-function sortedCopy(cases: CaseGrade[]): CaseGrade[] {
-  for (let i = 1; i < cases.length; i++) {
-    if (compareCases(cases[i - 1], cases[i]) > 0) return [...cases].sort(compareCases);
+/**
+ * What one pass over the gradings in case order yields: the case summaries, the failure modes, and per case with a
+ * scored trial (in case order) its id, mean Result, scored trials and successes.
+ */
+interface Scan {
+  cases: CaseSummary[];
+  failureModes: FailureModes;
+  ids: string[];
+  means: Float64Array;
+  trials: Int32Array;
+  successes: Int32Array;
+  scoredTrials: number;
+}
+
+/**
+ * Scans the gradings in the order given, or returns null on finding two out of case order (unless told not to check,
+ * for gradings just sorted). Gradings usually arrive in order, so the check rides along instead of a sort and a copy
+ * at 100,000 cases, and each grading is read once, counters and case summary together, while it is in the CPU cache.
+ * A case's trials are adjacent in case order, so no map by id is needed.
+ */
+function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkOrder = true): Scan | null {
+  const { minResult } = input.passRule;
+  const fm: FailureModes = {
+    graded: 0,
+    errorExit: 0,
+    timeout: 0,
+    otherGate: 0,
+    ceilingHit: 0,
+    ceilingSet: 0,
+    hardCodedDevStrings: input.hardCodedDevStrings ?? [],
+    noModelCalls: false,
+    claimsContradicted: 0,
+    executions: grades.length,
+    unscored: 0,
+    infraError: 0,
+    gates: {},
+  };
+  const cases = new Array<CaseSummary>(grades.length);
+  const ids: string[] = [];
+  const sums = new Float64Array(grades.length);
+  const trials = new Int32Array(grades.length);
+  const successes = new Int32Array(grades.length);
+  let n = 0;
+  // Whether the id of the grading before is the last entry of `ids`, i.e. whether a scored trial joins that case.
+  let caseOpen = false;
+  let scoredTrials = 0;
+  let ran = 0;
+  let calls = 0;
+  for (let i = 0; i < grades.length; i++) {
+    const g = grades[i];
+    if (i > 0) {
+      if (checkOrder && compareCases(grades[i - 1], g) > 0) return null;
+      if (g.id !== grades[i - 1].id) caseOpen = false;
+    }
+
+    const { status } = g;
+    if (status === 'graded') fm.graded++;
+    else if (status === 'unscored') fm.unscored++;
+    else if (status === 'infra-error') fm.infraError++;
+    else if (status === 'gate-failed') {
+      const gate: GateCategory | 'unknown' = g.gate ?? 'unknown';
+      if (gate === 'error-exit') fm.errorExit++;
+      else if (gate === 'timeout') fm.timeout++;
+      else fm.otherGate++;
+      if (g.gate) fm.gates[g.gate] = (fm.gates[g.gate] ?? 0) + 1;
+    }
+    if (g.ceilingHit) fm.ceilingHit++;
+    if (g.ceilingSet) fm.ceilingSet++;
+    if (g.claimsContradicted.length > 0) fm.claimsContradicted++;
+    if (status !== 'infra-error') {
+      ran++;
+      calls += g.modelCalls;
+    }
+
+    if (isScored(g)) {
+      scoredTrials++;
+      // Summed in the same order, starting from the first score, as a per-id accumulator would.
+      if (caseOpen) sums[n - 1] += scoreOf(g);
+      else {
+        ids.push(g.id);
+        sums[n++] = scoreOf(g);
+        caseOpen = true;
+      }
+      trials[n - 1]++;
+      if (succeeded(g, minResult)) successes[n - 1]++;
+    }
+
+    cases[i] = toCaseSummary(g, minResult);
   }
-  return [...cases];
+  fm.noModelCalls = input.noModelCalls ?? (ran > 0 && calls === 0);
+  const means = new Float64Array(n);
+  for (let c = 0; c < n; c++) means[c] = sums[c] / trials[c];
+  return {
+    cases,
+    failureModes: fm,
+    ids,
+    means,
+    trials: trials.subarray(0, n),
+    successes: successes.subarray(0, n),
+    scoredTrials,
+  };
+}
+
+/** pass^k and pass@k for k = 1..max trials over cases, each case's estimate summed in case order. */
+function passK(trials: Int32Array, successes: Int32Array): Pick<CommissionSummary, 'passHatK' | 'passAtK'> {
+  const cases = trials.length;
+  let maxTrials = 1;
+  let minTrials = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < cases; i++) {
+    maxTrials = Math.max(maxTrials, trials[i]);
+    minTrials = Math.min(minTrials, trials[i]);
+  }
+  const passHat: Record<string, number | null> = {};
+  const passAt: Record<string, number | null> = {};
+  for (let k = 1; k <= maxTrials; k++) {
+    if (cases === 0 || minTrials < k) {
+      passHat[k] = null;
+      passAt[k] = null;
+      continue;
+    }
+    let hat = 0;
+    let at = 0;
+    for (let i = 0; i < cases; i++) {
+      hat += passHatK(trials[i], successes[i], k) as number;
+      at += passAtK(trials[i], successes[i], k) as number;
+    }
+    passHat[k] = hat / cases;
+    passAt[k] = at / cases;
+  }
+  return { passHatK: passHat, passAtK: passAt };
 }
 
 function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
   const dimensions: CaseSummary['dimensions'] = {};
   const items: CaseSummary['items'] = {};
-  for (const [d, r] of Object.entries(g.dimensions)) {
+  // Object.keys, not Object.entries: one array per case instead of one per dimension as well.
+  const names = Object.keys(g.dimensions);
+  for (let i = 0; i < names.length; i++) {
+    const d = names[i];
+    const r = g.dimensions[d];
     dimensions[d] = { score: r.score, max: r.max, cap: r.cap };
     if (r.items.length > 0) items[d] = r.items;
   }
@@ -106,56 +234,19 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
   };
 }
 
-function failureModes(grades: CaseGrade[], input: SummarizeInput): FailureModes {
-  const fm: FailureModes = {
-    graded: 0,
-    errorExit: 0,
-    timeout: 0,
-    otherGate: 0,
-    ceilingHit: 0,
-    ceilingSet: 0,
-    hardCodedDevStrings: input.hardCodedDevStrings ?? [],
-    noModelCalls: false,
-    claimsContradicted: 0,
-    executions: grades.length,
-    unscored: 0,
-    infraError: 0,
-    gates: {},
-  };
-  let ran = 0;
-  let calls = 0;
-  for (const g of grades) {
-    if (g.status === 'graded') fm.graded++;
-    else if (g.status === 'unscored') fm.unscored++;
-    else if (g.status === 'infra-error') fm.infraError++;
-    if (g.status === 'gate-failed') {
-      const gate: GateCategory | 'unknown' = g.gate ?? 'unknown';
-      if (gate === 'error-exit') fm.errorExit++;
-      else if (gate === 'timeout') fm.timeout++;
-      else fm.otherGate++;
-      if (g.gate) fm.gates[g.gate] = (fm.gates[g.gate] ?? 0) + 1;
-    }
-    if (g.ceilingHit) fm.ceilingHit++;
-    if (g.ceilingSet) fm.ceilingSet++;
-    if (g.claimsContradicted.length > 0) fm.claimsContradicted++;
-    if (g.status !== 'infra-error') {
-      ran++;
-      calls += g.modelCalls;
-    }
-  }
-  fm.noModelCalls = input.noModelCalls ?? (ran > 0 && calls === 0);
-  return fm;
-}
-
-function optimizationBlock(input: SummarizeInput, candidateMeans: Map<string, number>): OptimizationSummary | null {
+function optimizationBlock(
+  input: SummarizeInput,
+  ids: string[],
+  candidateMeans: Float64Array,
+): OptimizationSummary | null {
   const opt = input.optimization;
   if (!opt) return null;
   if (!('starter' in opt)) return opt;
   const starterMeans = perCaseMeans(opt.starter);
   const pairs: { candidate: number; starter: number }[] = [];
-  for (const [id, candidate] of candidateMeans) {
-    const starter = starterMeans.get(id);
-    if (starter !== undefined) pairs.push({ candidate, starter });
+  for (let i = 0; i < ids.length; i++) {
+    const starter = starterMeans.get(ids[i]);
+    if (starter !== undefined) pairs.push({ candidate: candidateMeans[i], starter });
   }
   if (pairs.length === 0) return null;
   // J0 and J1 over the instances both ran, so an instance lost on one side does not bias the comparison.
@@ -173,49 +264,11 @@ function optimizationBlock(input: SummarizeInput, candidateMeans: Map<string, nu
  */
 export function summarizeCommission(input: SummarizeInput): CommissionSummary {
   const { minResult } = input.passRule;
-  const grades = sortedCopy(input.cases);
-  const caseMeans = perCaseMeans(grades);
-  const values = Float64Array.from(caseMeans.values());
-  const m = mean(values);
-
-  const trialsByCase = new Map<string, { n: number; c: number }>();
-  let scoredTrials = 0;
-  for (const g of grades) {
-    if (!isScored(g)) continue;
-    scoredTrials++;
-    let t = trialsByCase.get(g.id);
-    if (!t) {
-      t = { n: 0, c: 0 };
-      trialsByCase.set(g.id, t);
-    }
-    t.n++;
-    if (succeeded(g, minResult)) t.c++;
-  }
-  let maxTrials = 1;
-  let minTrials = Number.POSITIVE_INFINITY;
-  for (const t of trialsByCase.values()) {
-    maxTrials = Math.max(maxTrials, t.n);
-    minTrials = Math.min(minTrials, t.n);
-  }
-  const passHat: Record<string, number | null> = {};
-  const passAt: Record<string, number | null> = {};
-  for (let k = 1; k <= maxTrials; k++) {
-    if (trialsByCase.size === 0 || minTrials < k) {
-      passHat[k] = null;
-      passAt[k] = null;
-      continue;
-    }
-    let hat = 0;
-    let at = 0;
-    for (const { n, c } of trialsByCase.values()) {
-      hat += passHatK(n, c, k) as number;
-      at += passAtK(n, c, k) as number;
-    }
-    passHat[k] = hat / trialsByCase.size;
-    passAt[k] = at / trialsByCase.size;
-  }
-
-  const fm = failureModes(grades, input);
+  const scan =
+    scanInOrder(input.cases, input) ?? (scanInOrder([...input.cases].sort(compareCases), input, false) as Scan);
+  const { ids, means, scoredTrials, failureModes: fm } = scan;
+  const m = mean(means);
+  const { passHatK: passHat, passAtK: passAt } = passK(scan.trials, scan.successes);
   const seed = input.seed ?? `${input.id}|${input.split}|${input.delivery.digest}`;
   const devMean = input.devMean ?? null;
   return {
@@ -225,9 +278,9 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
     delivery: { ...input.delivery, label: input.delivery.label ?? defaultLabel(input.delivery.path) },
     result: {
       mean: m,
-      median: median(values),
-      ci95: bootstrapCI(values, { seed, resamples: input.resamples }),
-      n: caseMeans.size,
+      median: median(means),
+      ci95: bootstrapCI(means, { seed, resamples: input.resamples }),
+      n: ids.length,
       unscored: fm.unscored,
       trials: scoredTrials,
       infraErrors: fm.infraError,
@@ -235,10 +288,10 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
     passHatK: passHat,
     passAtK: passAt,
     gap: input.split === 'heldout' && devMean !== null && m !== null ? devMean - m : null,
-    optimization: optimizationBlock(input, caseMeans),
+    optimization: optimizationBlock(input, ids, means),
     failureModes: fm,
     passRule: { minResult },
-    cases: grades.map((g) => toCaseSummary(g, minResult)),
+    cases: scan.cases,
   };
 }
 

@@ -270,7 +270,8 @@ export class RunSession {
         outputDir,
         env: cfg.sandbox.env,
         limits,
-        gateway: attachmentFor(gateway, registered),
+        // A commission with no model budget runs without the gateway where none can be attached (remote engines).
+        gateway: { ...attachmentFor(gateway, registered), required: cfg.budgets.modelCalls > 0 },
       };
       if (cfg.family === 'tool-agent') {
         // The entry runs under the stdio bridge; the τ² episode writes episode.json, graded below like any output.

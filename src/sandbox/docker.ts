@@ -69,12 +69,14 @@ export interface DockerBackendOptions {
   init?: boolean;
   /**
    * How files reach the sandbox: `bind` mounts host paths (the engine must share this host's filesystem), `archive`
-   * moves them through the engine API into named volumes. Default `auto`: bind for a Unix-socket engine, else archive.
+   * moves them through the engine API into named volumes. Default HELDOUT_DOCKER_TRANSFER, else `auto`: bind for a
+   * Unix-socket engine, archive for tcp/ssh.
    */
   transfer?: 'auto' | 'bind' | 'archive';
   /**
    * Path ON THE ENGINE'S HOST where the gateway's socket is reachable (e.g. forwarded there with
    * `ssh -R /run/heldout-gw.sock:<local gateway.sock> engine-host`). Needed for model-using cases on a remote engine.
+   * Default HELDOUT_GATEWAY_SOCKET_ON_ENGINE.
    */
   gatewaySocketOnEngine?: string;
   /** Cap on running sandboxes on this engine over all heldout processes of this machine; default HELDOUT_MAX_SANDBOXES or 2 × engine CPUs. */
@@ -140,7 +142,13 @@ class DockerBackend implements SandboxBackend {
   private cgroupV2: Promise<boolean> | null = null;
   private gatePromise: Promise<EngineGate> | null = null;
 
-  constructor(private readonly options: DockerBackendOptions = {}) {
+  private readonly options: DockerBackendOptions;
+
+  constructor(options: DockerBackendOptions = {}) {
+    this.options = {
+      ...options,
+      gatewaySocketOnEngine: options.gatewaySocketOnEngine ?? process.env.HELDOUT_GATEWAY_SOCKET_ON_ENGINE,
+    };
     this.docker = options.docker ?? getDocker();
   }
 
@@ -150,7 +158,9 @@ class DockerBackend implements SandboxBackend {
 
   /** True when files travel through the engine API rather than bind mounts. */
   get archive(): boolean {
-    const t = this.options.transfer ?? 'auto';
+    const fromEnv = process.env.HELDOUT_DOCKER_TRANSFER;
+    const t =
+      this.options.transfer ?? (fromEnv === 'bind' || fromEnv === 'archive' || fromEnv === 'auto' ? fromEnv : 'auto');
     return t === 'archive' || (t === 'auto' && !isLocalEngine(this.docker));
   }
 

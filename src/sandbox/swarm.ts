@@ -15,6 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { access, constants as fsConstants, stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { gateSettings } from './docker.js';
 import { engineAnswers, getDocker, statusOf } from './engine.js';
@@ -24,6 +25,7 @@ import {
   caseEntries,
   dirEntries,
   engineWhere,
+  isLocalEngine,
   type StagedVolume,
   stageThroughArchive,
 } from './remote.js';
@@ -44,7 +46,7 @@ import type { Execution, SandboxBackend, SandboxSpec } from './types.js';
 export interface SwarmBackendOptions {
   /** A client of a swarm manager; default the process's engine (DOCKER_HOST or the local socket). */
   docker?: Docker;
-  /** Extra placement constraints, e.g. `['node.labels.heldout==yes']` (Swarm syntax). */
+  /** Extra placement constraints, e.g. `['node.labels.heldout==yes']` (Swarm syntax); default HELDOUT_SWARM_CONSTRAINTS (comma-separated). */
   constraints?: string[];
   /** Image when the spec names none; default the runtime image (built on the manager's engine when missing). */
   defaultImage?: string;
@@ -56,6 +58,8 @@ export interface SwarmBackendOptions {
   maxRunning?: number;
   /** Service creations per second (ramp-up); default HELDOUT_STARTS_PER_SECOND or 8. */
   startsPerSecond?: number;
+  /** Path on the manager node's host where the gateway socket is reachable (e.g. forwarded with `ssh -R`). */
+  gatewaySocketOnEngine?: string;
   /** How long a task may wait to be scheduled (no node with the reserved resources) before the case fails; default 300 s. */
   scheduleTimeoutSeconds?: number;
 }
@@ -95,26 +99,6 @@ function serviceName(spec: SandboxSpec): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves once `stream` has delivered nothing for `idleMs` (or after `maxMs` in all). */
-function quiet(stream: NodeJS.ReadableStream, idleMs: number, maxMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    let idle: NodeJS.Timeout;
-    const done = () => {
-      clearTimeout(idle);
-      clearTimeout(cap);
-      stream.removeListener('data', bump);
-      resolve();
-    };
-    const bump = () => {
-      clearTimeout(idle);
-      idle = setTimeout(done, idleMs);
-    };
-    const cap = setTimeout(done, maxMs);
-    stream.on('data', bump);
-    bump();
-  });
-}
-
 class SwarmBackend implements SandboxBackend {
   readonly name = 'docker' as const;
   readonly kind = 'swarm' as const;
@@ -122,7 +106,14 @@ class SwarmBackend implements SandboxBackend {
   private infoPromise: Promise<{ nodeId: string; ncpu: number; manager: boolean }> | null = null;
   private gatePromise: Promise<EngineGate> | null = null;
 
-  constructor(private readonly options: SwarmBackendOptions = {}) {
+  private readonly options: SwarmBackendOptions;
+
+  constructor(options: SwarmBackendOptions = {}) {
+    this.options = {
+      ...options,
+      gatewaySocketOnEngine: options.gatewaySocketOnEngine ?? process.env.HELDOUT_GATEWAY_SOCKET_ON_ENGINE,
+      constraints: options.constraints ?? process.env.HELDOUT_SWARM_CONSTRAINTS?.split(',').filter(Boolean),
+    };
     this.docker = options.docker ?? getDocker();
   }
 
@@ -209,7 +200,7 @@ class SwarmBackend implements SandboxBackend {
       'heldout.trial': String(spec.trial),
     };
     await prepareOutputDir(spec.outputDir);
-    const gw = spec.gateway;
+    const gw = this.gatewayFor(spec);
     const volumes: StagedVolume[] = [
       { target: CONTAINER_PATHS.delivery, readOnly: true, entries: await dirEntries(spec.deliveryDir) },
       { target: CONTAINER_PATHS.case, readOnly: true, entries: await caseEntries(spec.inputPath, spec.assetsDir) },
@@ -264,10 +255,15 @@ class SwarmBackend implements SandboxBackend {
         } as Docker.MountSettings,
       ];
       // The gateway's socket is on this host: a task pinned to a manager reached through its Unix socket shares it.
-      if (gw) mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_SOCKET, ReadOnly: true });
+      if (gw) {
+        const socket = isLocalEngine(this.docker) ? gw.socketPath : this.options.gatewaySocketOnEngine!;
+        mounts.push({ Type: 'bind', Source: socket, Target: GATEWAY_SOCKET, ReadOnly: true });
+      }
       const memory = Math.floor(limits.memoryMb * 1024 * 1024);
       const nano = Math.round(limits.cpus * 1e9);
-      const logBytes = Math.max(2 * limits.outputBytes, 1024 * 1024);
+      // The engine keeps a task's log in json-file pieces; output past the window (4 pieces) loses its beginning, so
+      // the window is generous (≥ 256 MiB on the node's disk while the case exists) and captures keep the head.
+      const logBytes = Math.max(4 * limits.outputBytes, 64 * 1024 * 1024);
       await gate.beforeStart(signal);
       const created = (await this.docker.createService({
         Name: name,
@@ -294,25 +290,22 @@ class SwarmBackend implements SandboxBackend {
           RestartPolicy: { Condition: 'none', MaxAttempts: 0 },
           Placement: { Constraints: [`node.id==${nodeId}`, ...(this.options.constraints ?? [])] },
           Networks: [{ Target: network.id }],
-          LogDriver: { Name: 'json-file', Options: { 'max-size': String(logBytes), 'max-file': '1' } },
+          LogDriver: { Name: 'json-file', Options: { 'max-size': String(logBytes), 'max-file': '4' } },
         },
         Mode: { Replicated: { Replicas: 1 } },
       } as Docker.CreateServiceOptions)) as { id?: string; ID?: string };
       service = this.docker.getService(created.id ?? created.ID!);
       const svc = service;
+      const result = await this.waitForTask(svc, spec, signal);
       const stdout = new CappedBuffer(limits.outputBytes);
       const stderr = new CappedBuffer(limits.outputBytes);
-      // Followed from creation: the head of a flood is kept (and counted past the cap) before the json-file log rotates.
-      const logs = (await svc.logs({ stdout: true, stderr: true, follow: true, details: false })) as NodeJS.ReadableStream;
-      const drained = demultiplex(logs, stdout, stderr);
-      let result: Awaited<ReturnType<SwarmBackend['waitForTask']>>;
-      try {
-        result = await this.waitForTask(svc, spec, signal);
-        // A followed service log does not end with its task: read on until it has been quiet for a moment.
-        await Promise.race([drained, quiet(logs, 750, 60_000)]);
-      } finally {
-        (logs as unknown as { destroy?: () => void }).destroy?.();
-      }
+      // Read once the task is over: the whole log while it fits the driver's window (see logBytes above).
+      const logs = (await svc.logs({ stdout: true, stderr: true, follow: false, details: false })) as unknown;
+      await demultiplex(
+        Buffer.isBuffer(logs) ? Readable.from([logs]) : (logs as NodeJS.ReadableStream),
+        stdout,
+        stderr,
+      );
       await stage.collect(CONTAINER_PATHS.output, spec.outputDir);
       for (const m of extra) if (!m.readOnly) await stage.collect(m.containerPath, m.hostPath);
       const { exitCode, signal: sig } = exitAndSignal(result.status, result.timedOut ? 'SIGKILL' : null);
@@ -344,6 +337,17 @@ class SwarmBackend implements SandboxBackend {
     }
   }
 
+  /** The gateway when the manager's node can reach its socket; a remote manager needs a forwarded socket. */
+  private gatewayFor(spec: SandboxSpec): SandboxSpec['gateway'] {
+    const gw = spec.gateway;
+    if (!gw || isLocalEngine(this.docker) || this.options.gatewaySocketOnEngine) return gw;
+    if (gw.required === false) return undefined;
+    throw new Error(
+      `sandbox swarm: the model gateway cannot reach tasks on the remote manager ${engineWhere(this.docker)}: its Unix ` +
+        'socket is on this host. Forward it (ssh -R <path on the manager>:<gateway.sock>) and pass gatewaySocketOnEngine (docs/scale-out.md)',
+    );
+  }
+
   /** Polls the service's task to a terminal state; kills it at the wall-clock limit. */
   private async waitForTask(
     service: Docker.Service,
@@ -362,7 +366,7 @@ class SwarmBackend implements SandboxBackend {
       containerId = task?.Status?.ContainerStatus?.ContainerID || containerId;
       if (started === null && (state === 'running' || TERMINAL.has(state))) started = performance.now();
       if (TERMINAL.has(state)) {
-        const wallMs = Math.round(performance.now() - (started ?? performance.now()));
+        let wallMs = Math.round(performance.now() - (started ?? performance.now()));
         if (state === 'rejected' || (!containerId && state !== 'complete')) {
           throw new Error(`sandbox swarm: task ${state}: ${task?.Status?.Err ?? task?.Status?.Message ?? 'no reason'}`);
         }
@@ -373,6 +377,9 @@ class SwarmBackend implements SandboxBackend {
             const c = await this.docker.getContainer(containerId).inspect();
             status = c.State?.ExitCode ?? status;
             oom = c.State?.OOMKilled === true;
+            // The container's own clock: polling may first see the task after it has already ended.
+            const ran = Date.parse(c.State?.FinishedAt ?? '') - Date.parse(c.State?.StartedAt ?? '');
+            if (Number.isFinite(ran) && ran >= 0) wallMs = ran;
           } catch (err) {
             if (statusOf(err) !== 404) throw err;
           }

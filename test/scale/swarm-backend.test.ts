@@ -1,16 +1,39 @@
 /**
  * Issue 13: the swarm backend — each case × trial a one-shot Swarm service — passes the same acceptance behaviours
- * as the docker backend on a single-node swarm. The test inits the swarm when the engine is not in one and leaves
- * it again afterwards (the engine ends as it was found).
+ * as the docker backend on a single-node swarm, and the example creation commission (tasks/log-triage, reference
+ * delivery) gives the same summary.json figures on swarm as on docker (through the built package: `npm run build`
+ * first; `npm test` does it). One file, so the swarm is inited once (when the engine is not in one) and left again
+ * afterwards: the engine ends as it was found.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSwarmBackend, engineAnswers, ensureRuntimeImage, gc } from '../../src/sandbox/index.js';
 import { sandboxBehaviours } from '../sandbox/behaviours.js';
 import { execFileP, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
+import { cleanEnv, figures, REPO } from './figures.js';
 import { enterSwarm, leaveSwarm } from './swarm-helpers.js';
 
 const engine = await engineAnswers(3000);
 const swarm = createSwarmBackend();
+const DELIVERY = join(REPO, 'fixtures/deliveries/log-triage-reference');
+
+/** `heldout run` through the library entry (the CLI's --sandbox list is the lead's to extend). */
+async function run(sandbox: 'docker' | 'swarm', out: string): Promise<void> {
+  const script = `
+    const { runHeldout } = await import(${JSON.stringify(join(REPO, 'dist/index.js'))});
+    const r = await runHeldout({ commissions: ['tasks/log-triage'], delivery: ${JSON.stringify(DELIVERY)},
+      sandbox: ${JSON.stringify(sandbox)}, out: ${JSON.stringify(out)}, concurrency: 4, table: false },
+      { reporters: ['dot'] });
+    if (!r.summary) { console.error('no summary'); process.exit(3); }`;
+  await execFileP(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: REPO,
+    env: cleanEnv(),
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+}
 
 async function leftovers(id: string): Promise<string[]> {
   const ps = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${id}`]);
@@ -22,12 +45,15 @@ async function leftovers(id: string): Promise<string[]> {
 
 describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: no docker engine answers', () => {
   let inited = false;
+  let dir: string;
   beforeAll(async () => {
+    dir = await mkdtemp(join(os.tmpdir(), 'heldout-swarm-lt-'));
     inited = await enterSwarm();
     await ensureRuntimeImage();
   }, 120_000);
   afterAll(async () => {
     if (inited) await leaveSwarm();
+    if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
   test('the engine is a swarm manager the backend accepts', async () => {
@@ -82,4 +108,15 @@ describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: 
       await s.cleanup();
     }
   }, 60_000);
+
+  test('the swarm backend gives the docker backend figures', async () => {
+    await Promise.all([run('docker', join(dir, 'docker')), run('swarm', join(dir, 'swarm'))]);
+    const docker = figures(join(dir, 'docker', 'summary.json'));
+    const swarm = figures(join(dir, 'swarm', 'summary.json'));
+    expect(docker[0]?.cases.length).toBeGreaterThan(0);
+    expect(docker[0]?.result).toMatchObject({ infraErrors: 0 });
+    expect(swarm).toEqual(docker);
+    const { stdout } = await execFileP('docker', ['service', 'ls', '-q', '--filter', 'label=heldout=1']);
+    expect(stdout.trim()).toBe('');
+  }, 360_000);
 });

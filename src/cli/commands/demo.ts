@@ -9,7 +9,7 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export default defineCommand({
   name: 'demo',
   summary: 'run every example commission against its example deliveries, both splits, into reports/demo/',
-  help: `Usage: heldout demo [--tasks <dir>] [--deliveries <dir>] [--out <dir>] [--sandbox auto|docker|process]
+  help: `Usage: heldout demo [--tasks <dir>] [--deliveries <dir>] [--out <dir>] [--sandbox auto|docker|process|swarm]
 
 Runs every commission in tasks/ against each of its example deliveries in fixtures/deliveries/<commission>-<kind>/
 (reference, overfit, hollow, …) on the dev and the held-out cases, writes one report to reports/demo/ and prints

@@ -19,7 +19,7 @@ without running. A round is "accepted" when every dev case met the commission's 
 Options:
   --delivery <dir>     the submission (default: $HELDOUT_DELIVERY)
   --ledger <file>      round ledger (default .heldout/rounds/<commission-id>.json; must lie outside the delivery)
-  --sandbox auto|docker|process   (default auto: docker when an engine answers)
+  --sandbox auto|docker|process|swarm   (default auto: docker when an engine answers)
   --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
   --trials <k>         trials per case (default: the commission's)
   --concurrency <n>    cases at once (default: number of cores)
@@ -42,8 +42,8 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const delivery = (values.delivery as string | undefined) ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('dev: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
     const sandbox = (values.sandbox as string | undefined) ?? 'auto';
-    if (!['auto', 'docker', 'process'].includes(sandbox))
-      throw new UsageError(`--sandbox: expected auto, docker or process, got ${sandbox}`);
+    if (!['auto', 'docker', 'process', 'swarm'].includes(sandbox))
+      throw new UsageError(`--sandbox: expected auto, docker, process or swarm, got ${sandbox}`);
     const json = Boolean(values.json);
     let r: Awaited<ReturnType<typeof runDevRound>>;
     try {

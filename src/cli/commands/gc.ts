@@ -14,7 +14,10 @@ Exit: 0 done, 2 no engine answers.`,
   async run({ values }) {
     const r = await gc({ runId: values.run as string | undefined });
     if (values.json) console.log(JSON.stringify(r));
-    else console.log(`removed ${r.containers} container(s), ${r.networks} network(s), ${r.volumes} volume(s)`);
+    else
+      console.log(
+        `removed ${r.services} service(s), ${r.containers} container(s), ${r.networks} network(s), ${r.volumes} volume(s)`,
+      );
     return 0;
   },
 });

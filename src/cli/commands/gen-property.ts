@@ -8,7 +8,7 @@ export default defineCommand({
   summary: 'property-based cases: run a delivery on generated inputs, shrink a failure into a new case (§12)',
   help: `Usage: heldout gen property <commission> --delivery <dir> [--runs n=100] [--seed s] [--path p]
                            [--into dev|heldout] [--out <cases-dir>] [--properties <file>]
-                           [--sandbox auto|docker|process] [--json]
+                           [--sandbox auto|docker|process|swarm] [--json]
 
 Generates case inputs from the commission's properties.ts (a zod schema, a renderer and properties), runs the
 delivery on each through the same sandbox as held-out cases and checks the built-in properties (never crashes,

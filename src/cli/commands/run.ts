@@ -15,7 +15,7 @@ Options:
   --delivery <dir>          the delivery under test (default: $HELDOUT_DELIVERY)
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
-  --sandbox auto|docker|process   (default auto: docker when an engine answers)
+  --sandbox auto|docker|process|swarm   (default auto: docker when an engine answers)
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores)
   --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
@@ -66,8 +66,8 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     if (!['heldout', 'dev', 'both'].includes(split))
       throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
     const sandbox = (values.sandbox as string | undefined) ?? 'auto';
-    if (!['auto', 'docker', 'process'].includes(sandbox))
-      throw new UsageError(`--sandbox: expected auto, docker or process, got ${sandbox}`);
+    if (!['auto', 'docker', 'process', 'swarm'].includes(sandbox))
+      throw new UsageError(`--sandbox: expected auto, docker, process or swarm, got ${sandbox}`);
     const gate: GateThresholds = {};
     if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
     if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
