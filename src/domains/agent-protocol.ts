@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { readAgentLines, replyQueue } from './reply-queue.js';
 
 /** An OpenAI function-calling tool schema, as sent to the agent in `start`. */
 export interface OpenAiTool {
@@ -108,15 +108,9 @@ export function spawnAgent(command: string[], options: SpawnAgentOptions = {}): 
   child.stderr.on('data', (d: string) => {
     stderr = (stderr + d).slice(-8192);
   });
-  const queue: (AgentMessage | Error)[] = [];
-  const waiters: ((m: AgentMessage | Error) => void)[] = [];
-  const push = (m: AgentMessage | Error) => {
-    const w = waiters.shift();
-    if (w) w(m);
-    else queue.push(m);
-  };
   let exited = false;
   let exitError: Error | undefined;
+  const { push, next } = replyQueue(timeoutMs, () => exitError);
   const exit = new Promise<void>((resolve) => {
     child.on('close', (code, signal) => {
       exited = true;
@@ -134,47 +128,14 @@ export function spawnAgent(command: string[], options: SpawnAgentOptions = {}): 
       resolve();
     });
   });
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    if (!line.trim()) return;
-    try {
-      push(parseAgentMessage(JSON.parse(line)));
-    } catch (err) {
-      push(
-        err instanceof AgentProtocolError
-          ? err
-          : new AgentProtocolError(`agent wrote a line that is not JSON: ${line.slice(0, 200)}`),
-      );
-    }
-  });
+  readAgentLines(child.stdout, push);
   child.stdin.on('error', () => {});
 
   return {
     send(message) {
       if (!exited && child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`);
     },
-    next() {
-      const queued = queue.shift();
-      if (queued === undefined && exitError) return Promise.reject(exitError);
-      const got =
-        queued !== undefined
-          ? Promise.resolve(queued)
-          : new Promise<AgentMessage | Error>((resolve) => {
-              const timer = setTimeout(() => {
-                const k = waiters.indexOf(w);
-                if (k >= 0) waiters.splice(k, 1);
-                resolve(new AgentProtocolError(`agent gave no reply within ${timeoutMs} ms`));
-              }, timeoutMs);
-              const w = (m: AgentMessage | Error) => {
-                clearTimeout(timer);
-                resolve(m);
-              };
-              waiters.push(w);
-            });
-      return got.then((m) => {
-        if (m instanceof Error) throw m;
-        return m;
-      });
-    },
+    next,
     async close() {
       if (!exited) {
         this.send({ type: 'end', reason: 'episode over' });

@@ -1,6 +1,6 @@
-import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
-import { type AgentMessage, AgentProtocolError, type AgentSession, parseAgentMessage } from './agent-protocol.js';
+import { AgentProtocolError, type AgentSession } from './agent-protocol.js';
+import { readAgentLines, replyQueue } from './reply-queue.js';
 
 export interface StreamAgentOptions {
   /** How long one reply may take; default 120 s. */
@@ -17,14 +17,8 @@ export interface StreamAgentOptions {
 export function streamAgent(stream: Duplex, options: StreamAgentOptions = {}): AgentSession {
   const timeoutMs = options.replyTimeoutMs ?? 120_000;
   const graceMs = options.closeGraceMs ?? 2000;
-  const queue: (AgentMessage | Error)[] = [];
-  const waiters: ((m: AgentMessage | Error) => void)[] = [];
-  const push = (m: AgentMessage | Error) => {
-    const w = waiters.shift();
-    if (w) w(m);
-    else queue.push(m);
-  };
   let closedError: Error | undefined;
+  const { push, next } = replyQueue(timeoutMs, () => closedError);
   const closed = new Promise<void>((resolve) => {
     const hangUp = (why: string) => {
       if (closedError) return;
@@ -36,46 +30,13 @@ export function streamAgent(stream: Duplex, options: StreamAgentOptions = {}): A
     stream.on('error', (err) => hangUp(`agent connection failed: ${err.message}`));
   });
   stream.setEncoding?.('utf8');
-  createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
-    if (!line.trim()) return;
-    try {
-      push(parseAgentMessage(JSON.parse(line)));
-    } catch (err) {
-      push(
-        err instanceof AgentProtocolError
-          ? err
-          : new AgentProtocolError(`agent wrote a line that is not JSON: ${line.slice(0, 200)}`),
-      );
-    }
-  });
+  readAgentLines(stream, push);
 
   return {
     send(message) {
       if (!closedError && stream.writable) stream.write(`${JSON.stringify(message)}\n`);
     },
-    next() {
-      const queued = queue.shift();
-      if (queued === undefined && closedError) return Promise.reject(closedError);
-      const got =
-        queued !== undefined
-          ? Promise.resolve(queued)
-          : new Promise<AgentMessage | Error>((resolve) => {
-              const timer = setTimeout(() => {
-                const k = waiters.indexOf(w);
-                if (k >= 0) waiters.splice(k, 1);
-                resolve(new AgentProtocolError(`agent gave no reply within ${timeoutMs} ms`));
-              }, timeoutMs);
-              const w = (m: AgentMessage | Error) => {
-                clearTimeout(timer);
-                resolve(m);
-              };
-              waiters.push(w);
-            });
-      return got.then((m) => {
-        if (m instanceof Error) throw m;
-        return m;
-      });
-    },
+    next,
     async close() {
       if (closedError) return;
       this.send({ type: 'end', reason: 'episode over' });

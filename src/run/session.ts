@@ -21,6 +21,7 @@ import {
   type SandboxSpec,
 } from '../sandbox/index.js';
 import { scanDevStrings } from './dev-strings.js';
+import { stoppedGrade } from './stopped-grade.js';
 import { runToolAgentTrial } from './tool-agent.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
@@ -284,7 +285,7 @@ export class RunSession {
         execution = await this.limit(() => backend.run(spec));
       }
     } catch (err) {
-      return meta(infraError(caseRef, split, trial, `sandbox: ${(err as Error).message}`));
+      return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
     }
 
     // The delivery must still be what was digested (and frozen) after every case (DESIGN §6).
@@ -377,29 +378,4 @@ function readRecord(file: string): CaseMeta | null {
   } catch {
     return null;
   }
-}
-
-function infraError(caseRef: CaseRef, split: Split, trial: number, reason: string): CaseGrade {
-  return {
-    id: caseRef.id,
-    trial,
-    split,
-    status: 'infra-error',
-    gate: null,
-    reason,
-    result: null,
-    passed: false,
-    dimensions: {},
-    ceilings: [],
-    ceilingHit: false,
-    ceilingSet: false,
-    outcomes: [],
-    judge: null,
-    wallMs: 0,
-    modelCalls: 0,
-    tokens: 0,
-    exitCode: null,
-    stderrTail: '',
-    claimsContradicted: [],
-  };
 }

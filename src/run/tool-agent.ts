@@ -5,6 +5,7 @@
  * written to `episode.json` in the case's output directory, which the commission's rubric then grades
  * (`json-equals` on `reward` = 1, so pass^k over trials is τ-bench's).
  */
+
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -26,6 +27,7 @@ import {
 import type { Gateway } from '../gateway/index.js';
 import type { CaseGrade } from '../grading/index.js';
 import type { Execution, SandboxBackend, SandboxSpec } from '../sandbox/index.js';
+import { stoppedGrade } from './stopped-grade.js';
 import { writeBridge } from './tool-agent-bridge.js';
 
 /** Where the episode directory (bridge + socket, nothing else) appears inside a docker sandbox. */
@@ -86,38 +88,6 @@ function domainAt(dir: string): Promise<Tau2Domain> {
 
 function shQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/** A case grade that is not a score: `unscored` (no reward can honestly be given) or an evaluator-side fault. */
-export function stoppedGrade(
-  caseRef: Pick<CaseRef, 'id'>,
-  split: Split,
-  trial: number,
-  status: 'unscored' | 'infra-error',
-  reason: string,
-): CaseGrade {
-  return {
-    id: caseRef.id,
-    trial,
-    split,
-    status,
-    gate: null,
-    reason,
-    result: null,
-    passed: false,
-    dimensions: {},
-    ceilings: [],
-    ceilingHit: false,
-    ceilingSet: false,
-    outcomes: [],
-    judge: null,
-    wallMs: 0,
-    modelCalls: 0,
-    tokens: 0,
-    exitCode: null,
-    stderrTail: '',
-    claimsContradicted: [],
-  };
 }
 
 /** The τ² task of a case (its whole truth.json), or why there is none. */
