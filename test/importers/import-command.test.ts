@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { UsageError } from '../../src/cli/command.js';
 import importCommand from '../../src/cli/commands/import.js';
+import { loadCommission } from '../../src/commission/index.js';
 import { fixtures, tmp } from './helpers.js';
 
 describe('heldout import', () => {
@@ -42,13 +43,21 @@ describe('heldout import', () => {
     await expect(importCommand.run({ values: {}, positionals: ['agentswe', 'x'] })).rejects.toThrow(/--out/);
   });
 
-  test('tau2 either imports through the domains part or says it is not available (exit 2)', async () => {
-    const code = await importCommand.run({
-      values: { out: path.join(tmp('cli'), 'c') },
+  test('tau2: a real τ² domain becomes a tool-agent commission heldout accepts; an empty dir exits 2', async () => {
+    const dest = path.join(tmp('cli'), 'airline');
+    const airline = path.resolve(import.meta.dirname, '../../../shared/data/tau2/airline');
+    const code = await importCommand.run({ values: { out: dest, json: true }, positionals: ['tau2', airline] });
+    expect(code, err.join('\n')).toBe(0);
+    expect(JSON.parse(out[0]!)).toMatchObject({ ok: true, kind: 'tau2' });
+    const c = await loadCommission(dest);
+    expect(c.config.family).toBe('tool-agent');
+    expect(c.cases.dev.length + c.cases.heldout.length).toBe(50);
+    const missing = await importCommand.run({
+      values: { out: path.join(tmp('cli'), 'x') },
       positionals: ['tau2', tmp('domain')],
     });
-    expect([0, 2]).toContain(code);
-    if (code === 2) expect(err.join('\n')).toMatch(/tau2|not available|τ²/);
+    expect(missing).toBe(2);
+    expect(err.join('\n')).toMatch(/tools\.json/);
   });
 
   test('--help describes all three kinds', () => {

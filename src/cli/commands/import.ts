@@ -1,4 +1,5 @@
 import { loadCommission } from '../../commission/index.js';
+import { importTau2 } from '../../domains/index.js';
 import { ImportError, type ImportResult, importAgentSwe, importHarbor } from '../../importers/index.js';
 import { defineCommand, UsageError } from '../command.js';
 
@@ -58,17 +59,8 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
           ...(typeof values.entry === 'string' ? { entry: values.entry } : {}),
         });
       else {
-        const domains = (await import('../../domains/index.js')) as Record<string, unknown>;
-        const importTau2 = domains.importTau2;
-        if (typeof importTau2 !== 'function') {
-          const msg =
-            'import tau2: not available in this build (the τ²-bench domain importer is not part of src/domains yet)';
-          if (json) console.log(JSON.stringify({ ok: false, kind, error: msg }));
-          else console.error(`heldout ${msg}`);
-          return 2;
-        }
-        const r = (await importTau2(dir, out, { overwrite })) as Partial<ImportResult> | undefined;
-        result = { outDir: r?.outDir ?? out, id: r?.id ?? '', files: r?.files ?? [], notes: r?.notes ?? [] };
+        const r = await importTau2(dir, out, { overwrite });
+        result = { outDir: r.outDir, id: r.id, files: r.files, notes: r.notes };
       }
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
