@@ -55,7 +55,13 @@ function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: str
       'heldout: no delivery to test. Set `delivery` in the heldout plugin options or HELDOUT_DELIVERY=<dir> (see README).',
     );
   }
-  const map = typeof spec === 'string' ? { delivery: spec } : typeof spec === 'function' ? spec(id) : spec;
+  // A single directory is labelled by its name, so reports say which delivery they measured.
+  const map =
+    typeof spec === 'string'
+      ? { [path.basename(path.resolve(root, spec))]: spec }
+      : typeof spec === 'function'
+        ? spec(id)
+        : spec;
   return Object.entries(map).map(([label, dir]) => {
     const abs = path.resolve(root, dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {

@@ -37,9 +37,7 @@ test('an LLM user with no configured model leaves every case unscored with the r
     expect(c.status).toBe('unscored');
     expect(c.result).toBeNull();
     expect(c.reason).toMatch(/no model for its user role/);
-    expect(existsSync(path.join(out, 'cases/tau2-airline-5/delivery/heldout', `${c.id}-t1`, 'episode.json'))).toBe(
-      false,
-    );
+    expect(existsSync(path.join(out, 'cases/tau2-airline-5/oracle/heldout', `${c.id}-t1`, 'episode.json'))).toBe(false);
   }
   expect(summary.result.unscored).toBe(5);
 }, 60_000);

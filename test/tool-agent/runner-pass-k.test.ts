@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -40,10 +40,13 @@ async function heldoutRun(delivery: string, sandbox: string, out: string) {
 
 const truth = (id: string) =>
   JSON.parse(readFileSync(path.join(commission, 'cases/heldout', id, 'truth.json'), 'utf8'));
-const episode = (out: string, id: string, trial: number) =>
-  JSON.parse(
-    readFileSync(path.join(out, 'cases/tau2-airline-5/delivery/heldout', `${id}-t${trial}`, 'episode.json'), 'utf8'),
+/** The episode record of a case; a run's single delivery is labelled by its directory name (oracle, nop). */
+const episode = (out: string, id: string, trial: number) => {
+  const [label] = readdirSync(path.join(out, 'cases/tau2-airline-5'));
+  return JSON.parse(
+    readFileSync(path.join(out, 'cases/tau2-airline-5', label!, 'heldout', `${id}-t${trial}`, 'episode.json'), 'utf8'),
   );
+};
 
 const docker = await engineAnswers();
 if (!docker) console.warn('tool-agent runner test: no docker engine answers; the docker half is skipped');
