@@ -56,7 +56,7 @@ export interface SwarmBackendOptions {
   user?: string;
   /** Running cases over every heldout process of this machine; default HELDOUT_MAX_SANDBOXES or 2 × manager CPUs. */
   maxRunning?: number;
-  /** Service creations per second (ramp-up); default HELDOUT_STARTS_PER_SECOND or 8. */
+  /** Service creations per second (ramp-up); default HELDOUT_STARTS_PER_SECOND or 32. */
   startsPerSecond?: number;
   /** Path on the manager node's host where the gateway socket is reachable (e.g. forwarded with `ssh -R`). */
   gatewaySocketOnEngine?: string;

@@ -99,7 +99,7 @@ describe('engine gate', () => {
         const e = env === null ? {} : { HELDOUT_MAX_SANDBOXES: String(env) };
         expect(gateSettings(ncpu, {}, e).maxRunning).toBe(env ?? Math.max(2, 2 * ncpu));
         expect(gateSettings(ncpu, { maxRunning: 3 }, e).maxRunning).toBe(3);
-        expect(gateSettings(ncpu, {}, {}).startsPerSecond).toBe(8);
+        expect(gateSettings(ncpu, {}, {}).startsPerSecond).toBe(32);
       }),
     );
   });
