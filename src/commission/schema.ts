@@ -105,6 +105,13 @@ export const toolAgentSchema = z
      * evaluation. Every case run with it says so in its stderr tail and in the run's isolation notes.
      */
     oracleHints: z.boolean().default(false),
+    /**
+     * What a gold call the domain's tools refuse does to the case. `lenient` (default, τ²'s historical grading and
+     * the one published τ-Bench-Verified figures used): the refused call is skipped when the gold state is derived,
+     * and recorded in episode.json. `strict` (τ²'s `strict_gold_replay`): the case is unscored, with the refusals as
+     * the reason, and no agent is started for it.
+     */
+    goldReplay: z.enum(['lenient', 'strict']).default('lenient'),
   })
   .strict();
 

@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { ImportError } from '../importers/index.js';
-import type { Tau2Task, UserInstructions } from './types.js';
+import { implementedDomains } from './environment.js';
+import { auditGold } from './gold-replay.js';
+import { loadTau2Domain } from './load-domain.js';
+import type { GoldRefusal, Tau2Task, UserInstructions } from './types.js';
 
 export interface ImportTau2Options {
   /** Only these task ids (default: every task). */
@@ -18,6 +21,11 @@ export interface ImportTau2Result {
   id: string;
   files: string[];
   notes: string[];
+  /**
+   * Tasks whose gold calls the domain's tools refuse (only checked for domains heldout executes and that have a
+   * db.json); empty when every gold call runs.
+   */
+  goldRefusals: { taskId: string; refused: GoldRefusal[] }[];
 }
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
@@ -35,6 +43,34 @@ function requirementDocs(domain: string, policy: string, toolNames: string[]): R
     'requirement/03_requirements.md': `# Requirements and constraints\n\n1. Follow the domain policy in 01_goal.md in every conversation.\n2. Make state-changing tool calls only when the policy allows them and the customer confirmed them.\n3. Tell the customer every fact they asked for.\n4. Transfer to a human agent only when the policy says so.\n5. The episode ends when the customer stops, is transferred, or a limit is hit (30 turns, more than 10 tool\n   errors). Reward: 1 when the final database equals the one the gold actions produce (and required information\n   was communicated), else 0. k trials per case give pass^k.\n\nThe agent may not read or write anything outside its delivery directory and the protocol.\n`,
     'requirement/04_resources.md': `# Resources\n\n- Model access only through the evaluator's gateway (OpenAI-compatible; base URL and key in the environment).\n- No network otherwise; no access to the domain database except through the tools.\n- Budgets per case as in commission.yaml.\n`,
   };
+}
+
+/**
+ * Replays every task's gold calls on the domain (when heldout executes it) and notes each refusal: τ²'s own tools
+ * refuse the same calls (sierra-research/tau2-bench#499), so the import keeps the tasks and says which they are.
+ */
+async function goldAudit(dir: string, domain: string, tasks: Tau2Task[], notes: string[]) {
+  if (!implementedDomains.includes(domain) || !existsSync(path.join(dir, 'db.json'))) {
+    notes.push(`gold replay not checked: heldout has no executable ${domain} domain (or no db.json)`);
+    return [];
+  }
+  const audit = auditGold(await loadTau2Domain(dir, domain), tasks);
+  if (!audit.length) {
+    notes.push('gold replay: every gold call of every task executes on the domain without a tool error');
+    return audit;
+  }
+  const writes = audit.filter((a) => a.refused.some((r) => r.write)).map((a) => a.taskId);
+  notes.push(
+    `gold replay: ${audit.length} of ${tasks.length} tasks have gold calls the domain's tools refuse, as τ²'s own tools ` +
+      'do (sierra-research/tau2-bench#499). A refused read changes nothing. A refused write never lands, so the gold ' +
+      `state is the one a policy-following agent can reach${writes.length ? ` (tasks ${writes.join(', ')})` : ''}. ` +
+      'They are graded like τ² grades them; set toolAgent.goldReplay: strict to report them unscored instead.',
+  );
+  for (const a of audit)
+    notes.push(
+      `task ${a.taskId}: ${a.refused.map((r) => `${r.actionId} ${r.name}${r.write ? ' (write)' : ''} refused: ${r.error}`).join('; ')}`,
+    );
+  return audit;
 }
 
 /**
@@ -85,6 +121,7 @@ export async function importTau2(
     notes.push(`every selected task is a development task: task ${last} is held out instead`);
   }
   notes.push('nl_assertions and env_assertions of the τ² tasks need a judge: kept in truth.json, not scored');
+  const goldRefusals = await goldAudit(dir, domain, tasks, notes);
 
   const id = `tau2-${domain}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
   const files = new Map<string, string>();
@@ -151,5 +188,5 @@ export async function importTau2(
     mkdirSync(path.dirname(p), { recursive: true });
     writeFileSync(p, files.get(rel) as string);
   }
-  return { written, outDir: out, id, files: written, notes };
+  return { written, outDir: out, id, files: written, notes, goldRefusals };
 }

@@ -15,6 +15,7 @@ export { calculate } from './calculate.js';
 export { canonicalJson, hashJson } from './canonical-json.js';
 export { createEnvironment, type Environment, type EnvironmentOptions, implementedDomains } from './environment.js';
 export { type EpisodeOptions, type EpisodeResult, runEpisode, type Termination } from './episode.js';
+export { assistantGold, auditGold, type GoldReplay, replayGold } from './gold-replay.js';
 export { type ImportTau2Options, type ImportTau2Result, importTau2 } from './import-tau2.js';
 export { isWriteTool, loadTau2Domain, openAiToolSchemas } from './load-domain.js';
 export { communicated, computeReward, DEFAULT_REWARD_BASIS, type RewardInput } from './reward.js';

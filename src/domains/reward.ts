@@ -1,4 +1,5 @@
 import { createEnvironment } from './environment.js';
+import { assistantGold, type GoldReplay, replayGold } from './gold-replay.js';
 import { isWriteTool } from './load-domain.js';
 import type { EpisodeMessage, GoldAction, RewardComponent, RewardResult, Tau2Domain, Tau2Task } from './types.js';
 
@@ -27,30 +28,21 @@ function actionMatches(gold: GoldAction, call: { name: string; arguments: Record
   return keys.every((k) => JSON.stringify(gold.arguments?.[k]) === JSON.stringify(call.arguments?.[k]));
 }
 
-interface GoldOutcome {
-  hash: string;
-  errors: { name: string; error: string }[];
-}
 // The gold replay is deterministic, so k trials of a task share it.
-const goldCache = new WeakMap<Tau2Domain, WeakMap<Tau2Task, GoldOutcome>>();
+const goldCache = new WeakMap<Tau2Domain, WeakMap<Tau2Task, GoldReplay>>();
 
-function goldOutcome(domain: Tau2Domain, task: Tau2Task, gold: GoldAction[]): GoldOutcome {
+function cachedGold(domain: Tau2Domain, task: Tau2Task): GoldReplay {
   let perDomain = goldCache.get(domain);
   if (!perDomain) {
     perDomain = new WeakMap();
     goldCache.set(domain, perDomain);
   }
-  const cached = perDomain.get(task);
-  if (cached) return cached;
-  const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
-  const errors: { name: string; error: string }[] = [];
-  for (const a of gold) {
-    const r = env.call(a.name, a.arguments);
-    if (!r.ok) errors.push({ name: a.name, error: r.error });
+  let replay = perDomain.get(task);
+  if (!replay) {
+    replay = replayGold(domain, task);
+    perDomain.set(task, replay);
   }
-  const outcome = { hash: env.hash(), errors };
-  perDomain.set(task, outcome);
-  return outcome;
+  return replay;
 }
 
 /**
@@ -65,9 +57,9 @@ export function computeReward(input: RewardInput): RewardResult {
   const { domain, task, toolCalls, messages } = input;
   const criteria = task.evaluation_criteria ?? {};
   const basis = criteria.reward_basis ?? DEFAULT_REWARD_BASIS;
-  const gold = (criteria.actions ?? []).filter((a) => (a.requestor ?? 'assistant') === 'assistant');
+  const gold = assistantGold(task);
 
-  const { hash: goldHash, errors: goldErrors } = goldOutcome(domain, task, gold);
+  const { hash: goldHash, refused: goldErrors } = cachedGold(domain, task);
   const agentEnv = createEnvironment(domain, undefined, { initialState: task.initial_state });
   for (const c of toolCalls) if (isWriteTool(domain, c.name)) agentEnv.call(c.name, c.arguments);
   const agentHash = agentEnv.hash();

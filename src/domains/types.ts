@@ -91,6 +91,16 @@ export interface EpisodeMessage {
   name?: string;
 }
 
+/** A gold call the domain's own tools refuse on the task's initial state. */
+export interface GoldRefusal {
+  /** `action_id` of the gold call, or `<task>_<index>` when the task gives none. */
+  actionId: string;
+  name: string;
+  /** A refused write never lands, so the gold final state lacks it; a refused read changes nothing. */
+  write: boolean;
+  error: string;
+}
+
 export interface RewardResult {
   /** Product of the scored components of `reward_basis`; 1 means the trial succeeded. */
   reward: number;
@@ -101,7 +111,8 @@ export interface RewardResult {
   info: {
     goldHash: string;
     agentHash: string;
-    goldErrors: { name: string; error: string }[];
+    /** Gold calls the tools refused while deriving the gold state (τ² skips them too; see `replayGold`). */
+    goldErrors: GoldRefusal[];
     missingInfo: string[];
     unmatchedActions: string[];
   };

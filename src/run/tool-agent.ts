@@ -17,6 +17,7 @@ import {
   type EpisodeResult,
   llmUser,
   loadTau2Domain,
+  replayGold,
   runEpisode,
   scriptedUser,
   streamAgent,
@@ -165,20 +166,30 @@ function absentAgent(reason: string): AgentSession {
  */
 export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<ToolAgentTrialOutcome> {
   const { backend, spec, commission, caseRef, split, trial } = input;
+  const stop = (status: 'unscored' | 'infra-error', reason: string): ToolAgentTrialOutcome => ({
+    grade: stoppedGrade(caseRef, split, trial, status, reason),
+  });
   const cfg = commission.config;
   const ta = cfg.toolAgent;
-  if (!ta)
-    return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', 'tool-agent commission without toolAgent') };
+  if (!ta) return stop('infra-error', 'tool-agent commission without toolAgent');
   const task = taskOf(caseRef);
-  if (typeof task === 'string') return { grade: stoppedGrade(caseRef, split, trial, 'infra-error', task) };
+  if (typeof task === 'string') return stop('infra-error', task);
   const domainDir = path.resolve(commission.dir, ta.domain);
   let domain: Tau2Domain;
   try {
     domain = await domainAt(domainDir);
   } catch (err) {
-    return {
-      grade: stoppedGrade(caseRef, split, trial, 'infra-error', `τ² domain ${domainDir}: ${(err as Error).message}`),
-    };
+    return stop('infra-error', `τ² domain ${domainDir}: ${(err as Error).message}`);
+  }
+  if (ta.goldReplay === 'strict') {
+    const { refused } = replayGold(domain, task);
+    if (refused.length) {
+      const list = refused.map((r) => `${r.actionId} ${r.name}${r.write ? ' (write)' : ''}: ${r.error}`).join('; ');
+      return stop(
+        'unscored',
+        `toolAgent.goldReplay is strict and the domain refuses ${refused.length} gold call(s), so the gold state cannot be trusted: ${list}`,
+      );
+    }
   }
 
   let user: UserSimulator;
@@ -186,15 +197,10 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
   if (ta.user === 'llm') {
     const role = input.gateway.roles.user;
     if (!role.baseURL || !role.model) {
-      return {
-        grade: stoppedGrade(
-          caseRef,
-          split,
-          trial,
-          'unscored',
-          'toolAgent.user is llm but the gateway has no model for its user role (set HELDOUT_USER_BASE_URL, HELDOUT_USER_API_KEY, HELDOUT_USER_MODEL or OPENAI_*): no reward without a user simulator',
-        ),
-      };
+      return stop(
+        'unscored',
+        'toolAgent.user is llm but the gateway has no model for its user role (set HELDOUT_USER_BASE_URL, HELDOUT_USER_API_KEY, HELDOUT_USER_MODEL or OPENAI_*): no reward without a user simulator',
+      );
     }
     const reg = input.gateway.registerCase({
       caseId: `${input.caseKey}#user`,
@@ -266,15 +272,10 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
     writeFileSync(path.join(spec.outputDir, EPISODE_FILE), `${JSON.stringify(record, null, 2)}\n`);
 
     if (episode.info.termination === 'user_error') {
-      return {
-        grade: stoppedGrade(
-          caseRef,
-          split,
-          trial,
-          'unscored',
-          `the user simulator failed: ${episode.info.detail ?? 'no detail'} (no reward without a user)`,
-        ),
-      };
+      return stop(
+        'unscored',
+        `the user simulator failed: ${episode.info.detail ?? 'no detail'} (no reward without a user)`,
+      );
     }
     const outputs = execution.outputs.includes(EPISODE_FILE) ? execution.outputs : [...execution.outputs, EPISODE_FILE];
     if (!hints) return { execution: { ...execution, outputs } };

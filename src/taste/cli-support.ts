@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KMedoidsMethod } from './kmedoids.js';
 import type { Domain, Validator } from './types.js';
 import { llmValidator } from './validators/llm-validator.js';
 import { ruleValidator } from './validators/rule-validator.js';
@@ -24,6 +25,13 @@ export function validatorFor(kind: string, domain: Domain, env: NodeJS.ProcessEn
     );
   }
   return llmValidator({ baseURL, apiKey, model, tools: domain.tools });
+}
+
+/** A --method value; undefined keeps the default (the assignment/update alternation). */
+export function parseMethod(raw: unknown): KMedoidsMethod | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'alternate' || raw === 'fasterpam') return raw;
+  throw new ValidatorConfigError(`--method: expected alternate or fasterpam, got ${String(raw)}`);
 }
 
 /** A --seed value: a number when it reads as one, else the string itself. */

@@ -1,4 +1,4 @@
-import { kMedoids } from './kmedoids.js';
+import { type KMedoidsMethod, kMedoids } from './kmedoids.js';
 import type { Rng } from './prng.js';
 import { type ContrastiveSampler, sampleLength, seqKey } from './sampler.js';
 import type { ToolRef, Validator } from './types.js';
@@ -20,6 +20,8 @@ export interface ClusterOptions {
   threads?: number;
   /** How many members of a cluster are tried when its medoid is implausible (nearest first). */
   maxCandidates?: number;
+  /** K-medoids algorithm; DESIGN §11's assignment/update alternation unless told otherwise. */
+  method?: KMedoidsMethod;
 }
 
 export interface ClusterMedoid {
@@ -105,7 +107,7 @@ export async function clusterStage(o: ClusterOptions): Promise<ClusterResult> {
     if (points.length === 0) break;
     matrix = await wedMatrix(points, o.tools, { threads: o.threads });
     const frozen = accepted.map((_, i) => i);
-    const km = kMedoids(matrix, { k: accepted.length + unusable, rng: o.rng, frozen });
+    const km = kMedoids(matrix, { k: accepted.length + unusable, rng: o.rng, frozen, method: o.method });
     for (let slot = frozen.length; slot < km.medoids.length; slot++) {
       const medoid = km.medoids[slot];
       if (await plausible(points[medoid])) {

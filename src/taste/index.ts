@@ -1,10 +1,10 @@
 /** TASTE stages 1–2 (DESIGN §11): domains, validators, the contrastive sampler, WED, coverage, k-medoids, clustering. */
 
-export { parseSeed, ValidatorConfigError, validatorFor, writeJson } from './cli-support.js';
+export { parseMethod, parseSeed, ValidatorConfigError, validatorFor, writeJson } from './cli-support.js';
 export { type ClusterMedoid, type ClusterOptions, type ClusterResult, clusterStage, drawPool } from './cluster.js';
 export { coverageMetrics } from './coverage.js';
 export { goldFromTasks, loadDomain, parseGold, readGoldFile, readToolsFile, toolGroup } from './domain.js';
-export { type KMedoidsOptions, type KMedoidsResult, kMedoids } from './kmedoids.js';
+export { type KMedoidsMethod, type KMedoidsOptions, type KMedoidsResult, kMedoids } from './kmedoids.js';
 export { Rng } from './prng.js';
 export type { DomainRules, EntityEffect, ToolRule } from './rules/types.js';
 export {

@@ -7,7 +7,15 @@ export interface KMedoidsOptions {
   /** Point indices that must be medoids and are never swapped out (they keep attracting members). */
   frozen?: readonly number[];
   maxIterations?: number;
+  /**
+   * `alternate` (default, DESIGN §11): assign every point to its nearest medoid, move each free medoid to the member
+   * that minimises its cluster's total distance, repeat until stable. `fasterpam`: eager best swaps (lower cost, but
+   * its medoids drift to the central, shortest sequences of the pool).
+   */
+  method?: KMedoidsMethod;
 }
+
+export type KMedoidsMethod = 'alternate' | 'fasterpam';
 
 export interface KMedoidsResult {
   /** Point index of each medoid; frozen medoids first, in the order given. */
@@ -27,9 +35,9 @@ function rowStarts(n: number): Float64Array {
 }
 
 /**
- * K-medoids over a condensed matrix: k-medoids++ initialisation (after the frozen medoids), then FasterPAM eager
- * swaps (each accepted swap strictly lowers the total distance of points to their nearest medoid) until a full pass
- * makes no swap or `maxIterations` (100) passes ran.
+ * K-medoids over a condensed matrix: k-medoids++ initialisation (after the frozen medoids), then either the
+ * assignment/update alternation (default) or FasterPAM eager swaps, until a pass changes nothing or `maxIterations`
+ * (100) passes ran. Either way every pass leaves the total distance of points to their nearest medoid no higher.
  */
 export function kMedoids(m: DistanceMatrix, options: KMedoidsOptions): KMedoidsResult {
   const { n, data } = m;
@@ -136,6 +144,16 @@ export function kMedoids(m: DistanceMatrix, options: KMedoidsOptions): KMedoidsR
   };
   let cost = assign();
   const costHistory = [cost];
+  if ((options.method ?? 'alternate') === 'alternate') {
+    const iterations = alternate(k, frozen.length, medoids, near, n, d, maxIterations, costHistory, () => assign());
+    return {
+      medoids,
+      assignment: Int32Array.from(near),
+      cost: costHistory[costHistory.length - 1],
+      costHistory,
+      iterations,
+    };
+  }
   const isFrozenSlot = new Uint8Array(k);
   for (let s = 0; s < frozen.length; s++) isFrozenSlot[s] = 1;
   const loss = new Float64Array(k);
@@ -197,4 +215,60 @@ export function kMedoids(m: DistanceMatrix, options: KMedoidsOptions): KMedoidsR
     if (swaps === 0) break;
   }
   return { medoids, assignment: Int32Array.from(near), cost, costHistory, iterations };
+}
+
+/**
+ * Park & Jun's alternation: each free medoid moves to the member of its cluster with the least total distance to the
+ * others (the current medoid wins ties, so a stable clustering stops), then every point is reassigned. Both steps can
+ * only lower the cost. Frozen slots keep their medoid and still attract members.
+ */
+function alternate(
+  k: number,
+  frozenCount: number,
+  medoids: number[],
+  near: Int32Array,
+  n: number,
+  d: (i: number, j: number) => number,
+  maxIterations: number,
+  costHistory: number[],
+  assign: () => number,
+): number {
+  let iterations = 0;
+  // With zero distances between distinct points a medoid can sit in another slot's cluster; never pick it twice.
+  const taken = new Set(medoids);
+  while (k > frozenCount && iterations < maxIterations) {
+    iterations++;
+    const members: number[][] = Array.from({ length: k }, () => []);
+    for (let o = 0; o < n; o++) members[near[o]].push(o);
+    let moved = 0;
+    for (let s = frozenCount; s < k; s++) {
+      const group = members[s];
+      const current = medoids[s];
+      let best = current;
+      let bestSum = 0;
+      for (const o of group) bestSum += d(current, o);
+      for (const c of group) {
+        if (taken.has(c)) continue;
+        let sum = 0;
+        for (const o of group) {
+          sum += d(c, o);
+          if (sum >= bestSum) break;
+        }
+        // A strict gain (beyond rounding) is needed to move, so ties keep the current medoid and the loop ends.
+        if (sum < bestSum - 1e-9) {
+          bestSum = sum;
+          best = c;
+        }
+      }
+      if (best !== current) {
+        taken.delete(current);
+        taken.add(best);
+        medoids[s] = best;
+        moved++;
+      }
+    }
+    if (moved === 0) break;
+    costHistory.push(assign());
+  }
+  return iterations;
 }

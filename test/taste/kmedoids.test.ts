@@ -3,6 +3,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import {
   clusterStage,
+  distance,
   kMedoids,
   loadDomain,
   Rng,
@@ -24,16 +25,18 @@ const seqs = fc.uniqueArray(fc.array(fc.constantFrom(...tools.map((t) => t.name)
   selector: (s) => s.join(','),
 });
 
-describe('k-medoids', () => {
+const methods = ['alternate', 'fasterpam'] as const;
+
+describe.each(methods)('k-medoids (%s)', (method) => {
   test.prop([seqs, fc.integer({ min: 1, max: 10 }), fc.integer()], { numRuns: 40 })(
     'cost never increases; the same seed reproduces the result',
     (pool, k, seed) => {
       const m = wedMatrixSync(pool, tools);
-      const r = kMedoids(m, { k, rng: new Rng(seed) });
+      const r = kMedoids(m, { k, rng: new Rng(seed), method });
       for (let i = 1; i < r.costHistory.length; i++) expect(r.costHistory[i]).toBeLessThanOrEqual(r.costHistory[i - 1]);
       expect(new Set(r.medoids).size).toBe(Math.min(k, pool.length));
       expect(r.iterations).toBeLessThanOrEqual(100);
-      const again = kMedoids(m, { k, rng: new Rng(seed) });
+      const again = kMedoids(m, { k, rng: new Rng(seed), method });
       expect(again.medoids).toEqual(r.medoids);
       expect(again.cost).toBe(r.cost);
     },
@@ -41,9 +44,40 @@ describe('k-medoids', () => {
 
   test.prop([seqs, fc.integer()], { numRuns: 20 })('frozen medoids stay medoids', (pool, seed) => {
     const m = wedMatrixSync(pool, tools);
-    const r = kMedoids(m, { k: 5, rng: new Rng(seed), frozen: [3, 7] });
+    const r = kMedoids(m, { k: 5, rng: new Rng(seed), frozen: [3, 7], method });
     expect(r.medoids.slice(0, 2)).toEqual([3, 7]);
   });
+
+  test.prop([seqs, fc.integer({ min: 1, max: 8 }), fc.integer()], { numRuns: 30 })(
+    'every point is assigned to a nearest medoid and the reported cost is their sum',
+    (pool, k, seed) => {
+      const m = wedMatrixSync(pool, tools);
+      const r = kMedoids(m, { k, rng: new Rng(seed), method });
+      let cost = 0;
+      for (let p = 0; p < pool.length; p++) {
+        const nearest = Math.min(...r.medoids.map((q) => distance(m, p, q)));
+        expect(distance(m, p, r.medoids[r.assignment[p]])).toBe(nearest);
+        cost += nearest;
+      }
+      expect(r.cost).toBeCloseTo(cost, 9);
+    },
+  );
+});
+
+describe('k-medoids alternation (DESIGN §11: assignment/update until stable)', () => {
+  test.prop([seqs, fc.integer({ min: 1, max: 8 }), fc.integer()], { numRuns: 30 })(
+    'when it stops before 100 passes, each medoid is the best centre of its own cluster',
+    (pool, k, seed) => {
+      const m = wedMatrixSync(pool, tools);
+      const r = kMedoids(m, { k, rng: new Rng(seed), method: 'alternate' });
+      if (r.iterations >= 100) return;
+      r.medoids.forEach((medoid, slot) => {
+        const members = pool.map((_, p) => p).filter((p) => r.assignment[p] === slot);
+        const total = (c: number) => members.reduce((sum, p) => sum + distance(m, c, p), 0);
+        for (const c of members) expect(total(c)).toBeGreaterThanOrEqual(total(medoid) - 1e-9);
+      });
+    },
+  );
 });
 
 describe('stage 2 on retail (small pool)', () => {

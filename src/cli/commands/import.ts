@@ -19,7 +19,9 @@ agentswe  an AgentSWE task directory: creation (task.json, benchmark/input/01..0
           zero-gates become gates (exit codes, budgets, required artifacts); the rest become a judged zero ceiling.
 harbor    a Harbor task (instruction.md, task.toml, environment/Dockerfile, tests/test.sh): one case, scored by
           tests/test.sh's reward.txt / reward.json as one 100-point dimension.
-tau2      a τ²-bench domain directory (when this build has the tool-agent domains).
+tau2      a τ²-bench domain directory (when this build has the tool-agent domains). For airline and retail the
+          import replays every task's gold calls and lists the ones the domain's tools refuse (as τ²'s do) in
+          IMPORT-NOTES.md; --json adds them as goldRefusals.
 
 The output is deterministic (importing twice gives identical files) and holds IMPORT-NOTES.md listing everything
 that could not be mapped. The imported commission is validated before the command reports success.
@@ -51,6 +53,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
     if (values.entry !== undefined && kind !== 'harbor') throw new UsageError('--entry applies to harbor imports only');
 
     let result: ImportResult;
+    let goldRefusals: Awaited<ReturnType<typeof importTau2>>['goldRefusals'] = [];
     try {
       if (kind === 'agentswe') result = await importAgentSwe(dir, out, { overwrite });
       else if (kind === 'harbor')
@@ -61,6 +64,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
       else {
         const r = await importTau2(dir, out, { overwrite });
         result = { outDir: r.outDir, id: r.id, files: r.files, notes: r.notes };
+        goldRefusals = r.goldRefusals;
       }
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
@@ -85,6 +89,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
           id: result.id,
           files: result.files,
           notes: result.notes,
+          ...(kind === 'tau2' ? { goldRefusals } : {}),
           ...(problem ? { invalid: problem } : {}),
         }),
       );
@@ -92,6 +97,10 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
       console.log(
         `imported ${kind} ${dir} → ${result.outDir} (${result.files.length} files, ${result.notes.length} notes in IMPORT-NOTES.md)`,
       );
+      if (goldRefusals.length)
+        console.log(
+          `gold replay: ${goldRefusals.length} task(s) have gold calls the domain's tools refuse (${goldRefusals.map((g) => g.taskId).join(', ')}); see IMPORT-NOTES.md`,
+        );
       if (problem) console.error(`heldout import: the result does not validate yet:\n${problem}`);
     }
     return problem === null ? 0 : 2;

@@ -4,6 +4,7 @@ import {
   ContrastiveSampler,
   clusterStage,
   loadDomain,
+  parseMethod,
   parseSeed,
   Rng,
   seqKey,
@@ -17,16 +18,19 @@ export default defineCommand({
   name: 'taste cluster',
   summary: 'TASTE stage 2: pool, WED matrix, k-medoids, medoid validation and re-clustering',
   help: `Usage: heldout taste cluster --domain <dir> [--pool 2000] [--k K] [--seed s] [--out dir] [--json]
-       [--tables sampler.json] [--attempts 3000] [--validator rules|llm]
+       [--tables sampler.json] [--attempts 3000] [--validator rules|llm] [--method alternate|fasterpam]
 
 Uses the trained sampler tables from --tables (as written by taste sample), or trains one first (--attempts,
 --validator, --seed). Draws --pool unique sequences at T = 1.5, clusters them into K (default: the domain's number
 of tasks) with k-medoids, validates each medoid (an implausible one is replaced by the nearest plausible member),
 re-clusters unusable clusters with frozen medoids and fresh pools for at most 3 rounds, drops the rest.
+--method alternate (default, DESIGN §11) alternates assignment and medoid update until stable or 100 passes;
+--method fasterpam makes eager FasterPAM swaps instead: a lower total distance, but its medoids are the central,
+shorter sequences of the pool, so the generated set is less diverse.
 Writes cluster.json to --out (default .heldout/taste/<domain>).
 
 --json prints { k, poolSize, medoids: [{ sequence, size, within, replaced, round }], sizes, withinCluster,
-betweenCluster, rounds, dropped, validatorCalls, domain, seed, out }.
+betweenCluster, rounds, dropped, validatorCalls, domain, seed, method, out }.
 Exit: 0 done, 2 usage error.`,
   options: {
     domain: { type: 'string' },
@@ -37,6 +41,7 @@ Exit: 0 done, 2 usage error.`,
     tables: { type: 'string' },
     attempts: { type: 'string' },
     validator: { type: 'string' },
+    method: { type: 'string' },
     json: { type: 'boolean' },
   },
   async run({ values }) {
@@ -52,7 +57,9 @@ Exit: 0 done, 2 usage error.`,
     const seed = parseSeed(values.seed, 0);
     const kind = typeof values.validator === 'string' ? values.validator : 'rules';
     let validator: ReturnType<typeof validatorFor>;
+    let method: ReturnType<typeof parseMethod>;
     try {
+      method = parseMethod(values.method);
       validator = validatorFor(kind, domain);
     } catch (err) {
       throw new UsageError((err as Error).message);
@@ -80,8 +87,9 @@ Exit: 0 done, 2 usage error.`,
       poolSize: pool,
       rng: new Rng(`${seed}:cluster`),
       exclude,
+      method,
     });
-    const doc = { ...result, domain: domain.name, seed, out };
+    const doc = { ...result, domain: domain.name, seed, method: method ?? 'alternate', out };
     writeJson(out, 'cluster.json', doc);
     if (values.json) {
       console.log(JSON.stringify(doc, null, 2));

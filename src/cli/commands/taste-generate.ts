@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateTasks, generatorModel, parseSeed, writeJson } from '../../taste/index.js';
+import { generateTasks, generatorModel, parseMethod, parseSeed, writeJson } from '../../taste/index.js';
 import { defineCommand, numberOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'taste generate',
   summary: 'TASTE stage 3: instantiate medoid sequences into verified, evolved τ² tasks',
-  help: `Usage: heldout taste generate --domain <dir> [--out dir] [--k K] [--seed s] [--attempts 3000] [--pool 2000] [--json]
+  help: `Usage: heldout taste generate --domain <dir> [--out dir] [--k K] [--seed s] [--attempts 3000] [--pool 2000]
+       [--method alternate|fasterpam] [--json]
 
 Runs stage 1 (rule validator, trained sampler) and stage 2 (clustering) on the τ² domain directory, then, for each
 usable cluster's medoid: programmatic instantiation against the domain database (entities and arguments chosen so
@@ -14,7 +15,8 @@ every gold call executes and its preconditions hold), the validation pipeline (a
 execution, policy, verifier), and difficulty evolution (decoy records proven not to change the gold final state).
 With a generator model (HELDOUT_GENERATOR_BASE_URL / _API_KEY / _MODEL, or OPENAI_*) the scenario is written by the
 model, the evolution adds an adversarial instruction rewrite and the verifier is the hinted model agent; without one
-everything runs offline with the scripted verifier (gold path, scripted user, reward 1).
+everything runs offline with the scripted verifier (gold path, scripted user, reward 1). --method picks stage 2's
+k-medoids algorithm (see taste cluster --help).
 
 Writes <out>/tasks.json (τ² tasks schema) and <out>/report.json (default out: .heldout/taste/<domain>/generated).
 The report compares coverage with the domain's original gold set (mean pairwise WED, trigram TTR, entropy; goals:
@@ -28,6 +30,7 @@ Exit: 0 done, 2 usage error.`,
     seed: { type: 'string' },
     attempts: { type: 'string' },
     pool: { type: 'string' },
+    method: { type: 'string' },
     json: { type: 'boolean' },
   },
   async run({ values }) {
@@ -38,9 +41,15 @@ Exit: 0 done, 2 usage error.`,
     const seed = parseSeed(values.seed, 0);
     const attempts = Math.floor(numberOption(values, 'attempts', 3000, 0));
     const pool = Math.floor(numberOption(values, 'pool', 2000, 1));
+    let method: ReturnType<typeof parseMethod>;
+    try {
+      method = parseMethod(values.method);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     let result: Awaited<ReturnType<typeof generateTasks>>;
     try {
-      result = await generateTasks(values.domain, { k, seed, attempts, pool, model: generatorModel() });
+      result = await generateTasks(values.domain, { k, seed, attempts, pool, method, model: generatorModel() });
     } catch (err) {
       if (/no tool implementation/.test((err as Error).message))
         throw new UsageError(`--domain: ${(err as Error).message}`);
@@ -52,6 +61,7 @@ Exit: 0 done, 2 usage error.`,
       domain: result.domain,
       seed: result.seed,
       k: result.k,
+      method: method ?? 'alternate',
       medoids: result.medoids,
       generated: result.tasks.length,
       out,

@@ -2,6 +2,7 @@ import { loadTau2Domain, type Tau2Domain, type Tau2Task } from '../../domains/in
 import { clusterStage } from '../cluster.js';
 import { coverageMetrics } from '../coverage.js';
 import { loadDomain } from '../domain.js';
+import type { KMedoidsMethod } from '../kmedoids.js';
 import { Rng } from '../prng.js';
 import { seqKey, trainSampler } from '../sampler.js';
 import type { CoverageMetrics, Validator } from '../types.js';
@@ -22,6 +23,8 @@ export interface GenerateOptions {
   /** Generator model (LLM scenario and rewrite, hinted verifier); undefined = offline. */
   model?: ModelConfig;
   maxRetries?: number;
+  /** Stage-2 k-medoids algorithm (default: the assignment/update alternation of DESIGN §11). */
+  method?: KMedoidsMethod;
 }
 
 /** What happened to one medoid. */
@@ -194,6 +197,7 @@ export async function generateTasks(domainDir: string, options: GenerateOptions 
     poolSize: options.pool ?? 2000,
     rng: new Rng(`${seed}:cluster`),
     exclude: new Set(taste.gold.map((g) => seqKey(g.tools))),
+    method: options.method,
   });
   const verifier = options.model ? hintedVerifier(options.model, options.model, 2, seed) : scriptedVerifier;
   const tasks: Tau2Task[] = [];

@@ -89,11 +89,12 @@ describe('heldout taste generate --domain airline (offline)', () => {
     );
     expect(c.generated.sequences).toBe(tasks.length);
     expect(c.original.sequences).toBe(50);
-    // Seed 0 gives ×1.82, ×1.59, ×1.29: the goals (×2, ×2, ×1.3) are not met; the limit is the medoid set of stage 2,
-    // which stage 3 reproduces exactly (below). These floors only catch a regression.
-    expect(c.ratios.meanPairwiseWed).toBeGreaterThan(1.75);
-    expect(c.ratios.trigramTtr).toBeGreaterThan(1.5);
-    expect(c.ratios.entropy).toBeGreaterThan(1.25);
+    // The goals of DESIGN §11 (×2, ×2, +30 %), met by the default seed 0 (×2.26, ×2.004, ×1.35). Generation is
+    // deterministic for a seed; over seeds 0–6 WED and entropy always meet them, trigram TTR ranges ×1.81–×2.05.
+    expect(c.goals).toEqual({ meanPairwiseWed: true, trigramTtr: true, entropy: true });
+    expect(c.ratios.meanPairwiseWed).toBeGreaterThanOrEqual(2);
+    expect(c.ratios.trigramTtr).toBeGreaterThanOrEqual(2);
+    expect(c.ratios.entropy).toBeGreaterThanOrEqual(1.3);
   });
 
   it('every medoid becomes a task whose gold sequence is the medoid sequence itself', async () => {

@@ -52,4 +52,35 @@ describe('importTau2', () => {
     await expect(importTau2(path.join(tau2Dir, 'retail'), a)).rejects.toThrow(/not empty/);
     await loadCommission(a);
   });
+
+  it('replays every gold list and notes the calls the domain refuses, as τ² does', async () => {
+    const airline = await importTau2(path.join(tau2Dir, 'airline'), path.join(tmp, 'audit-airline'), { tasks: ['7'] });
+    expect(airline.goldRefusals).toEqual([]);
+    expect(airline.notes).toContain(
+      'gold replay: every gold call of every task executes on the domain without a tool error',
+    );
+
+    const out = path.join(tmp, 'audit-retail');
+    const retail = await importTau2(path.join(tau2Dir, 'retail'), out, { tasks: ['0', '35', '64'] });
+    expect(retail.goldRefusals).toEqual([
+      { taskId: '35', refused: [expect.objectContaining({ name: 'find_user_id_by_email', write: false })] },
+      {
+        taskId: '64',
+        refused: [
+          {
+            actionId: '64_6',
+            name: 'exchange_delivered_order_items',
+            write: true,
+            error: 'Non-delivered order cannot be exchanged',
+          },
+        ],
+      },
+    ]);
+    const notes = readFileSync(path.join(out, 'IMPORT-NOTES.md'), 'utf8');
+    expect(notes).toContain('2 of 3 tasks have gold calls');
+    expect(notes).toContain('tau2-bench#499');
+    expect(notes).toContain(
+      'task 64: 64_6 exchange_delivered_order_items (write) refused: Non-delivered order cannot be exchanged',
+    );
+  });
 });
