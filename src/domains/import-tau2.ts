@@ -1,7 +1,6 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { stringify } from 'yaml';
-import { ImportError } from '../importers/index.js';
+import { ImportError, notesMarkdown, PackageDraft, toYaml, writePackage } from '../importers/index.js';
 import { implementedDomains } from './environment.js';
 import { auditGold } from './gold-replay.js';
 import { loadTau2Domain } from './load-domain.js';
@@ -124,69 +123,46 @@ export async function importTau2(
   const goldRefusals = await goldAudit(dir, domain, tasks, notes);
 
   const id = `tau2-${domain}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
-  const files = new Map<string, string>();
-  files.set(
+  const draft = new PackageDraft();
+  draft.put(
     'commission.yaml',
-    stringify(
-      {
-        id,
-        title: `τ²-bench ${domain}: conversational tool agent`,
-        family: 'tool-agent',
-        entry: 'node agent.mjs',
-        trials: 1,
-        pass: { minResult: 100 },
-        model: { required: true },
-        // Relative to the commission, so two imports from the same places are byte-identical.
-        toolAgent: {
-          domain: path.relative(path.resolve(outDir), dir).split(path.sep).join('/') || '.',
-          user: 'scripted',
-        },
+    toYaml({
+      id,
+      title: `τ²-bench ${domain}: conversational tool agent`,
+      family: 'tool-agent',
+      entry: 'node agent.mjs',
+      trials: 1,
+      pass: { minResult: 100 },
+      model: { required: true },
+      // Relative to the commission, so two imports from the same places are byte-identical.
+      toolAgent: {
+        domain: path.relative(path.resolve(outDir), dir).split(path.sep).join('/') || '.',
+        user: 'scripted',
       },
-      { lineWidth: 0 },
-    ),
+    }),
   );
-  files.set(
+  draft.put(
     'rubric.yaml',
-    stringify(
-      {
-        dimensions: [
-          {
-            id: 'reward',
-            title: 'τ² final-state reward',
-            max: 100,
-            items: [
-              { check: 'json-equals', file: 'episode.json', path: 'reward', expected: { value: 1 }, points: 100 },
-            ],
-          },
-        ],
-      },
-      { lineWidth: 0 },
-    ),
+    toYaml({
+      dimensions: [
+        {
+          id: 'reward',
+          title: 'τ² final-state reward',
+          max: 100,
+          items: [{ check: 'json-equals', file: 'episode.json', path: 'reward', expected: { value: 1 }, points: 100 }],
+        },
+      ],
+    }),
   );
   const toolNames = tools.filter((t) => t.requestor !== 'user').map((t) => t.name);
-  for (const [rel, text] of Object.entries(requirementDocs(domain, policy, toolNames))) files.set(rel, text);
+  for (const [rel, text] of Object.entries(requirementDocs(domain, policy, toolNames))) draft.put(rel, text);
   for (const t of tasks) {
     const caseId = String(t.id).replace(/[^A-Za-z0-9._-]+/g, '_');
     const splitDir = dev.has(String(t.id)) ? 'dev' : 'heldout';
-    files.set(`cases/${splitDir}/${caseId}/input.md`, inputText(t));
-    files.set(`cases/${splitDir}/${caseId}/truth.json`, json(t));
+    draft.put(`cases/${splitDir}/${caseId}/input.md`, inputText(t));
+    draft.put(`cases/${splitDir}/${caseId}/truth.json`, json(t));
   }
-  files.set(
-    'IMPORT-NOTES.md',
-    `# Import notes\n\nImported by \`heldout import tau2\` from the τ²-bench domain \`${domain}\`.\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`,
-  );
-
-  const out = path.resolve(outDir);
-  if (existsSync(out) && statSync(out).isDirectory() && readdirSync(out).length > 0) {
-    if (!options.overwrite)
-      throw new ImportError(outDir, [`the output directory ${outDir} is not empty (pass overwrite / --force)`]);
-    rmSync(out, { recursive: true, force: true });
-  }
-  const written = [...files.keys()].sort();
-  for (const rel of written) {
-    const p = path.join(out, rel);
-    mkdirSync(path.dirname(p), { recursive: true });
-    writeFileSync(p, files.get(rel) as string);
-  }
+  draft.put('IMPORT-NOTES.md', notesMarkdown('tau2', `τ²-bench ${domain}`, notes));
+  const { outDir: out, files: written } = writePackage(draft, outDir, id, { overwrite: options.overwrite });
   return { written, outDir: out, id, files: written, notes, goldRefusals };
 }

@@ -12,5 +12,6 @@ export {
 } from './agentswe-rubric.js';
 export { HARBOR_DEFAULT_ENTRY, type HarborImportOptions, importHarbor, verifierCommand } from './harbor.js';
 export { cleanTitle, rubricDimensions, sections, slug, weightedHeading } from './markdown.js';
+export { notesMarkdown, PackageDraft, toYaml, writePackage } from './package-writer.js';
 export { parseToml, TomlError, type TomlTable, type TomlValue } from './toml.js';
 export { ImportError, type ImportOptions, type ImportResult } from './types.js';

@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../report/index.js';
 import type { KMedoidsMethod } from './kmedoids.js';
 import type { Domain, Validator } from './types.js';
 import { llmValidator } from './validators/llm-validator.js';
@@ -41,9 +41,9 @@ export function parseSeed(raw: unknown, fallback: number | string = 0): number |
   return /^-?\d+$/.test(s) ? Number(s) : s;
 }
 
-export function writeJson(dir: string, file: string, value: unknown): string {
-  mkdirSync(dir, { recursive: true });
+/** Writes `<dir>/<file>` atomically (an interrupted command leaves the previous file or none, never half of one). */
+export async function writeJson(dir: string, file: string, value: unknown): Promise<string> {
   const p = join(dir, file);
-  writeFileSync(p, `${JSON.stringify(value, null, 2)}\n`);
+  await writeFileAtomic(p, `${JSON.stringify(value, null, 2)}\n`);
   return p;
 }

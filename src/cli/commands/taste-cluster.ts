@@ -90,7 +90,7 @@ Exit: 0 done, 2 usage error.`,
       method,
     });
     const doc = { ...result, domain: domain.name, seed, method: method ?? 'alternate', out };
-    writeJson(out, 'cluster.json', doc);
+    await writeJson(out, 'cluster.json', doc);
     if (values.json) {
       console.log(JSON.stringify(doc, null, 2));
       return 0;

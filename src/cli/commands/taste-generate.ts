@@ -56,7 +56,7 @@ Exit: 0 done, 2 usage error.`,
       throw err;
     }
     const out = typeof values.out === 'string' ? values.out : join('.heldout', 'taste', result.domain, 'generated');
-    writeJson(out, 'tasks.json', result.tasks);
+    await writeJson(out, 'tasks.json', result.tasks);
     const report = {
       domain: result.domain,
       seed: result.seed,
@@ -76,7 +76,7 @@ Exit: 0 done, 2 usage error.`,
         llm: e.llm,
       })),
     };
-    writeJson(out, 'report.json', report);
+    await writeJson(out, 'report.json', report);
     if (values.json) {
       console.log(JSON.stringify(report, null, 2));
       return 0;

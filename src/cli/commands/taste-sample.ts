@@ -57,10 +57,10 @@ Exit: 0 done, 2 usage error.`,
       { seed, attempts: Math.floor(attempts) },
     );
     const report = await validityReport(train, validator);
-    writeJson(out, 'sampler.json', train.sampler.toJSON());
-    writeJson(out, 'sampler-gold-init.json', train.goldInit.toJSON());
+    await writeJson(out, 'sampler.json', train.sampler.toJSON());
+    await writeJson(out, 'sampler-gold-init.json', train.goldInit.toJSON());
     const doc = { ...report, domain: domain.name, validator: kind, seed, out };
-    writeJson(out, 'report.json', doc);
+    await writeJson(out, 'report.json', doc);
     if (values.json) {
       console.log(JSON.stringify(doc, null, 2));
       return 0;
