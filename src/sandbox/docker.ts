@@ -47,10 +47,9 @@ import {
   CappedBuffer,
   CONTAINER_PATHS,
   demultiplex,
-  exitAndSignal,
+  endedExecution,
   fillPlaceholders,
   gatewayWrapper,
-  listOutputs,
   prepareOutputDir,
   stageCase,
   validateSpec,
@@ -411,22 +410,18 @@ class DockerBackend implements SandboxBackend {
       let oom = inspected.State?.OOMKilled === true;
       // cgroup v2 engines of some versions never set OOMKilled: a SIGKILL we did not send is the memory limit.
       if (!oom && !timedOut && status === 137 && (await this.cgroupV2!)) oom = true;
-      const { exitCode, signal: sig } = exitAndSignal(status, timedOut ? 'SIGKILL' : null);
       await staged.collect();
-      return {
+      return await endedExecution({
         backend: 'docker',
-        exitCode,
-        signal: sig,
+        status,
+        signal: timedOut ? 'SIGKILL' : null,
         timedOut,
         oom,
         wallMs,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        outputs: await listOutputs(spec.outputDir),
-        weakerIsolation: [],
-      };
+        stdout,
+        stderr,
+        outputDir: spec.outputDir,
+      });
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

@@ -24,10 +24,9 @@ import { SANDBOX_UID } from './image.js';
 import { registerCleanup } from './run-registry.js';
 import {
   CappedBuffer,
-  exitAndSignal,
+  endedExecution,
   fillPlaceholders,
   gatewayWrapper,
-  listOutputs,
   prepareOutputDir,
   shQuote,
   stageCase,
@@ -481,21 +480,20 @@ class ProcessBackend implements SandboxBackend {
         if (aborted) return reject(signal?.reason ?? new Error('sandbox run aborted'));
         const oom = cgroup ? (await cgroup.oomKills()) > 0 : false;
         const e = exited ?? { code: null, sig: null };
-        const { exitCode, signal: sig } = exitAndSignal(e.code, e.sig);
-        resolvePromise({
-          backend: 'process',
-          exitCode,
-          signal: sig,
-          timedOut,
-          oom,
-          wallMs,
-          stdout: stdout.text(),
-          stderr: stderr.text(),
-          stdoutTruncated: stdout.truncated,
-          stderrTruncated: stderr.truncated,
-          outputs: await listOutputs(spec.outputDir),
-          weakerIsolation,
-        });
+        resolvePromise(
+          await endedExecution({
+            backend: 'process',
+            status: e.code,
+            signal: e.sig,
+            timedOut,
+            oom,
+            wallMs,
+            stdout,
+            stderr,
+            outputDir: spec.outputDir,
+            weakerIsolation,
+          }),
+        );
       };
     });
   }

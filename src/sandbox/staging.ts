@@ -3,7 +3,7 @@
 import { chmod, cp, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxLimits, SandboxSpec } from './types.js';
+import type { Execution, IsolationName, SandboxLimits, SandboxSpec } from './types.js';
 
 /** Where things are inside a docker sandbox. */
 export const CONTAINER_PATHS = {
@@ -176,6 +176,39 @@ export function exitAndSignal(
     return { exitCode: code, signal: signal ?? name };
   }
   return { exitCode: code, signal: signal ?? null };
+}
+
+/**
+ * The Execution a backend reports once its sandbox has ended: the exit status in the shell convention
+ * (`exitAndSignal`), the capped streams, and the output files listed as they are now.
+ */
+export async function endedExecution(o: {
+  backend: IsolationName;
+  status: number | null;
+  signal: NodeJS.Signals | string | null;
+  timedOut: boolean;
+  oom: boolean;
+  wallMs: number;
+  stdout: CappedBuffer;
+  stderr: CappedBuffer;
+  outputDir: string;
+  weakerIsolation?: string[];
+}): Promise<Execution> {
+  const { exitCode, signal } = exitAndSignal(o.status, o.signal);
+  return {
+    backend: o.backend,
+    exitCode,
+    signal,
+    timedOut: o.timedOut,
+    oom: o.oom,
+    wallMs: o.wallMs,
+    stdout: o.stdout.text(),
+    stderr: o.stderr.text(),
+    stdoutTruncated: o.stdout.truncated,
+    stderrTruncated: o.stderr.truncated,
+    outputs: await listOutputs(o.outputDir),
+    weakerIsolation: o.weakerIsolation ?? [],
+  };
 }
 
 /**

@@ -34,10 +34,9 @@ import {
   CappedBuffer,
   CONTAINER_PATHS,
   demultiplex,
-  exitAndSignal,
+  endedExecution,
   fillPlaceholders,
   gatewayWrapper,
-  listOutputs,
   prepareOutputDir,
   validateSpec,
 } from './staging.js';
@@ -308,21 +307,17 @@ class SwarmBackend implements SandboxBackend {
       );
       await stage.collect(CONTAINER_PATHS.output, spec.outputDir);
       for (const m of extra) if (!m.readOnly) await stage.collect(m.containerPath, m.hostPath);
-      const { exitCode, signal: sig } = exitAndSignal(result.status, result.timedOut ? 'SIGKILL' : null);
-      return {
+      return await endedExecution({
         backend: 'docker',
-        exitCode,
-        signal: sig,
+        status: result.status,
+        signal: result.timedOut ? 'SIGKILL' : null,
         timedOut: result.timedOut,
         oom: result.oom,
         wallMs: result.wallMs,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        outputs: await listOutputs(spec.outputDir),
-        weakerIsolation: [],
-      };
+        stdout,
+        stderr,
+        outputDir: spec.outputDir,
+      });
     } finally {
       unregister();
       if (service) {
