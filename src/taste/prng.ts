@@ -48,6 +48,16 @@ export class Rng {
     return Math.floor(this.next() * n);
   }
 
+  /** A uniformly shuffled copy (Fisher–Yates from the end, one `int` draw per position). */
+  shuffle<T>(xs: readonly T[]): T[] {
+    const a = [...xs];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [a[i], a[j]] = [a[j], a[i]];
+    }
+    return a;
+  }
+
   /** Standard normal (Box–Muller, the spare value is kept so draws stay reproducible). */
   normal(): number {
     if (this.spare !== null) {

@@ -1,4 +1,3 @@
-import type { Rng } from '../prng.js';
 import { type DomainInstantiator, type DomainWalk, Unfit, type WalkContext } from './types.js';
 
 // τ²'s airline clock: flights on or before this date have (partly) flown.
@@ -24,15 +23,6 @@ const NEW_PEOPLE = [
   { first_name: 'Diego', last_name: 'Alvarez', dob: '1969-12-01' },
   { first_name: 'Hana', last_name: 'Sato', dob: '2001-03-22' },
 ];
-
-function shuffled<T>(xs: T[], rng: Rng): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-}
 
 const future = (r: any) => r.flights.every((f: any) => f.date > TODAY);
 const hoursSince = (iso: string) => (Date.parse(`${NOW}Z`) - Date.parse(`${iso}Z`)) / 3_600_000;
@@ -435,7 +425,7 @@ export const airlineInstantiator: DomainInstantiator = {
       .filter((s) => s.fit > 0);
     const best = Math.max(0, ...scored.map((s) => s.fit));
     const top = scored.filter((s) => s.fit >= best - 1).map((s) => s.id);
-    return shuffled(top.sort(), rng);
+    return rng.shuffle(top.sort());
   },
   begin: (ctx, subject) => new AirlineWalk(ctx, subject),
 };

@@ -42,22 +42,14 @@ export interface HintCall {
  */
 export function buildHint(actions: GoldAction[], seed: number | string = 0, share = 0.3): HintCall[] {
   const rng = new Rng(`${seed}:hint`);
-  const calls = actions.map((a) => ({ name: a.name, args: { ...(a.arguments ?? {}) } }));
-  for (let i = calls.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [calls[i], calls[j]] = [calls[j], calls[i]];
-  }
+  const calls = rng.shuffle(actions.map((a) => ({ name: a.name, args: { ...(a.arguments ?? {}) } })));
   const slots: [number, string][] = [];
   calls.forEach((c, k) => {
     for (const key of Object.keys(c.args)) slots.push([k, key]);
   });
   const drop = Math.round(share * slots.length);
-  for (let i = slots.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [slots[i], slots[j]] = [slots[j], slots[i]];
-  }
   const removed = calls.map(() => [] as string[]);
-  for (const [k, key] of slots.slice(0, drop)) {
+  for (const [k, key] of rng.shuffle(slots).slice(0, drop)) {
     delete calls[k].args[key];
     removed[k].push(key);
   }

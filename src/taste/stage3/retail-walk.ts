@@ -1,4 +1,3 @@
-import type { Rng } from '../prng.js';
 import { type DomainInstantiator, type DomainWalk, Unfit, type WalkContext } from './types.js';
 
 const PENDING_ONLY = new Set(['cancel_pending_order', 'modify_pending_order_items']);
@@ -10,15 +9,6 @@ const NEW_ADDRESSES = [
   { address1: '1180 Maple Avenue', address2: 'Unit 12', city: 'Columbus', state: 'OH', country: 'USA', zip: '43215' },
   { address1: '77 Cedar Court', address2: 'Suite 400', city: 'Tucson', state: 'AZ', country: 'USA', zip: '85701' },
 ];
-
-function shuffled<T>(xs: T[], rng: Rng): T[] {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = rng.int(i + 1);
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-}
 
 const isPending = (o: any) => typeof o.status === 'string' && o.status.includes('pending');
 
@@ -299,7 +289,7 @@ export const retailInstantiator: DomainInstantiator = {
         );
       })
       .map((u) => u.user_id as string);
-    return shuffled(ok.sort(), rng);
+    return rng.shuffle(ok.sort());
   },
   begin: (ctx, subject) => new RetailWalk(ctx, subject),
 };
