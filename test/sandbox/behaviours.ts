@@ -10,7 +10,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { treeDigest } from '../../src/freeze/index.js';
-import { gateFromExecution, type SandboxBackend } from '../../src/sandbox/index.js';
+import { gateFromExecution, gc, type SandboxBackend } from '../../src/sandbox/index.js';
 import {
   buildSandboxModule,
   execFileP,
@@ -50,6 +50,43 @@ export interface BehaviourOptions {
   survivesSigkill: boolean;
   /** Removes what a SIGKILLed runner left; returns how many things were removed. */
   gc: (runId: string) => Promise<number>;
+}
+
+/** Containers of a run id, listed through the docker CLI (the acceptance criterion's own words). */
+export async function dockerPs(runId: string): Promise<string[]> {
+  const { stdout } = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${runId}`]);
+  return stdout.split('\n').filter(Boolean);
+}
+
+/**
+ * The options of a container backend (local docker, archive transfer, swarm): every limit enforced, and what a
+ * SIGKILLed runner leaves stays until gc removes it (containers, and services for swarm).
+ */
+export function containerBehaviours(
+  backend: () => SandboxBackend,
+  variant?: string,
+  leftovers: BehaviourOptions['leftovers'] = (id) => dockerPs(id),
+): BehaviourOptions {
+  return {
+    name: 'docker',
+    variant,
+    backend,
+    enforcement: {
+      memory: null,
+      pids: null,
+      network: null,
+      writeProtection: null,
+      caseIsolation: null,
+      sigint: null,
+      sigkillGc: null,
+    },
+    leftovers,
+    survivesSigkill: true,
+    gc: async (id) => {
+      const r = await gc({ runId: id });
+      return r.containers + r.services;
+    },
+  };
 }
 
 function label(what: string, reason: string | null): string {

@@ -3,16 +3,11 @@
  * whole file is skipped and says so.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
-import { dockerBackend, engineAnswers, ensureRuntimeImage, gc, RUNTIME_IMAGE } from '../../src/sandbox/index.js';
-import { sandboxBehaviours } from './behaviours.js';
-import { execFileP, LIMITS, makeCase, scratch, spec } from './helpers.js';
+import { dockerBackend, engineAnswers, ensureRuntimeImage, RUNTIME_IMAGE } from '../../src/sandbox/index.js';
+import { containerBehaviours, dockerPs, sandboxBehaviours } from './behaviours.js';
+import { LIMITS, makeCase, scratch, spec } from './helpers.js';
 
 const engine = await engineAnswers(3000);
-
-async function dockerPs(runId: string): Promise<string[]> {
-  const { stdout } = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${runId}`]);
-  return stdout.split('\n').filter(Boolean);
-}
 
 describe.skipIf(!engine)(engine ? 'docker sandbox' : 'docker sandbox — skipped: no docker engine answers', () => {
   beforeAll(async () => {
@@ -20,25 +15,7 @@ describe.skipIf(!engine)(engine ? 'docker sandbox' : 'docker sandbox — skipped
     expect(img.tag).toBe(RUNTIME_IMAGE);
   }, 120_000);
 
-  sandboxBehaviours({
-    name: 'docker',
-    backend: () => dockerBackend,
-    enforcement: {
-      memory: null,
-      pids: null,
-      network: null,
-      writeProtection: null,
-      caseIsolation: null,
-      sigint: null,
-      sigkillGc: null,
-    },
-    leftovers: (id) => dockerPs(id),
-    survivesSigkill: true,
-    gc: async (id) => {
-      const r = await gc({ runId: id });
-      return r.containers;
-    },
-  });
+  sandboxBehaviours(containerBehaviours(() => dockerBackend));
 
   describe('docker defaults', () => {
     test('non-root, no capabilities, no-new-privileges, read-only root, writable /tmp and /out only', async () => {

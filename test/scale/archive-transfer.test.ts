@@ -7,17 +7,12 @@ import net from 'node:net';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createDockerBackend, engineAnswers, engineWhere, ensureRuntimeImage, gc } from '../../src/sandbox/index.js';
-import { sandboxBehaviours } from '../sandbox/behaviours.js';
+import { createDockerBackend, engineAnswers, engineWhere, ensureRuntimeImage } from '../../src/sandbox/index.js';
+import { containerBehaviours, dockerPs, sandboxBehaviours } from '../sandbox/behaviours.js';
 import { execFileP, FIXTURES, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
 
 const engine = await engineAnswers(3000);
 const archive = createDockerBackend({ transfer: 'archive' });
-
-async function dockerPs(id: string): Promise<string[]> {
-  const { stdout } = await execFileP('docker', ['ps', '-a', '-q', '--filter', `label=heldout.run=${id}`]);
-  return stdout.split('\n').filter(Boolean);
-}
 
 async function dockerVolumes(id: string): Promise<string[]> {
   const { stdout } = await execFileP('docker', ['volume', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
@@ -29,26 +24,7 @@ describe.skipIf(!engine)(engine ? 'archive transfer' : 'archive transfer — ski
     await ensureRuntimeImage();
   }, 120_000);
 
-  sandboxBehaviours({
-    name: 'docker',
-    variant: 'archive',
-    backend: () => archive,
-    enforcement: {
-      memory: null,
-      pids: null,
-      network: null,
-      writeProtection: null,
-      caseIsolation: null,
-      sigint: null,
-      sigkillGc: null,
-    },
-    leftovers: (id) => dockerPs(id),
-    survivesSigkill: true,
-    gc: async (id) => {
-      const r = await gc({ runId: id });
-      return r.containers;
-    },
-  });
+  sandboxBehaviours(containerBehaviours(() => archive, 'archive'));
 
   test('no volume, helper or container is left after a run, and outputs keep their tree', async () => {
     const s = await scratch('archive-left');

@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createSwarmBackend, engineAnswers, ensureRuntimeImage, gc } from '../../src/sandbox/index.js';
-import { sandboxBehaviours } from '../sandbox/behaviours.js';
+import { createSwarmBackend, engineAnswers, ensureRuntimeImage } from '../../src/sandbox/index.js';
+import { containerBehaviours, sandboxBehaviours } from '../sandbox/behaviours.js';
 import { execFileP, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
 import { cleanEnv, figures, REPO } from './figures.js';
 import { enterSwarm, leaveSwarm } from './swarm-helpers.js';
@@ -60,26 +60,13 @@ describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: 
     expect(await swarm.available()).toBe(true);
   });
 
-  sandboxBehaviours({
-    name: 'docker',
-    variant: 'swarm',
-    backend: () => swarm,
-    enforcement: {
-      memory: null,
-      pids: null,
-      network: null,
-      writeProtection: null,
-      caseIsolation: null,
-      sigint: null,
-      sigkillGc: null,
-    },
-    leftovers: (id) => leftovers(id),
-    survivesSigkill: true,
-    gc: async (id) => {
-      const r = await gc({ runId: id });
-      return r.containers + r.services;
-    },
-  });
+  sandboxBehaviours(
+    containerBehaviours(
+      () => swarm,
+      'swarm',
+      (id) => leftovers(id),
+    ),
+  );
 
   test('no service, network, volume or container is left after a case', async () => {
     const s = await scratch('swarm-left');
