@@ -18,13 +18,15 @@ export class CommissionError extends Error {
     readonly dir: string,
     readonly problems: Problem[],
   ) {
-    super(`invalid commission ${dir}:\n${problems.map(formatProblem).join('\n')}`);
+    super(`invalid commission ${dir}:\n${problems.map((p) => formatProblem(p)).join('\n')}`);
     this.name = 'CommissionError';
   }
 }
 
-export function formatProblem(p: Problem): string {
-  return `${p.file}: ${p.path || '(root)'}: ${p.message}`;
+/** `file: field: problem`; with `dir`, the file is named from there (a problem of the directory itself names it). */
+export function formatProblem(p: Problem, dir?: string): string {
+  const where = dir === undefined ? p.file || '.' : p.file ? `${dir.replace(/\/$/, '')}/${p.file}` : dir;
+  return `${where}: ${p.path || '(root)'}: ${p.message}`;
 }
 
 export type Split = 'dev' | 'heldout';
@@ -89,7 +91,7 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
   const dir = path.resolve(dirArg);
   const problems: Problem[] = [];
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CommissionError(dir, [{ file: dirArg, path: '', message: 'not a directory' }]);
+    throw new CommissionError(dir, [{ file: '', path: '', message: 'not a directory' }]);
   }
 
   let rawConfig: unknown;

@@ -251,7 +251,7 @@ export function renderHtml(summary: Summary): string {
 <p class="meta">Started ${escapeHtml(run.startedAt)} · sandbox ${escapeHtml(run.sandbox)} · heldout ${escapeHtml(run.version)} · ${summary.commissions.length} entries · ${summary.commissions.reduce((s, c) => s + c.cases.length, 0)} executions</p>
 <h2>Results</h2>
 ${summaryTable(summary, key)}
-<p class="meta">Click a row for its cases, a case for its drill-down. Result is the mean over held-out cases (0–100); CI is a seeded percentile bootstrap; gap = dev − held-out mean of the same digest; S = gap closure (optimization).</p>
+<p class="meta">Click a row for its cases, a case for its drill-down. Result is the mean over the row's cases (0–100; the held-out row is the verdict); CI is a seeded percentile bootstrap; gap = dev − held-out mean of the same digest; S = gap closure (optimization).</p>
 <h2>Charts</h2>
 <h3>Result distribution per delivery</h3>
 ${distributionChart(groups)}

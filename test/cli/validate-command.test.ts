@@ -31,6 +31,12 @@ describe('heldout validate', () => {
     expect(r.out).not.toMatch(/at .*\.js:\d+/); // no stack trace
   });
 
+  test('a path that is no directory is named once, exit 2', async () => {
+    const r = await heldout(['validate', 'tasks/no-such-commission']);
+    expect(r.code).toBe(2);
+    expect(r.out.trim()).toBe('tasks/no-such-commission: (root): not a directory');
+  });
+
   test('YAML syntax errors carry line and column', async () => {
     const dir = path.join(tmp, 'syntax');
     cpSync(path.join(repo, 'tasks/log-triage'), dir, { recursive: true });

@@ -58,7 +58,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid = true;
-        for (const p of err.problems) console.error(`${dir.replace(/\/$/, '')}/${formatProblem(p)}`);
+        for (const p of err.problems) console.error(formatProblem(p, dir));
       }
     }
     if (invalid) return 2;

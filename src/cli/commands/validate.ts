@@ -23,7 +23,7 @@ Exit: 0 all valid, 2 any invalid.`,
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid++;
-        for (const p of err.problems) console.log(`${dir.replace(/\/$/, '')}/${formatProblem(p)}`);
+        for (const p of err.problems) console.log(formatProblem(p, dir));
       }
     }
     return invalid > 0 ? 2 : 0;
