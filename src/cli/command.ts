@@ -46,3 +46,11 @@ export function numberOption(values: Record<string, unknown>, name: string, fall
   if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name}: expected a number ≥ ${min}, got ${String(raw)}`);
   return n;
 }
+
+/** A whole-number option (counts, sizes): `2.5` is refused, not silently rounded. */
+export function integerOption(values: Record<string, unknown>, name: string, fallback: number, min = 0): number {
+  const n = numberOption(values, name, fallback, min);
+  if (!Number.isInteger(n))
+    throw new UsageError(`--${name}: expected a whole number ≥ ${min}, got ${String(values[name])}`);
+  return n;
+}

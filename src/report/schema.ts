@@ -38,7 +38,13 @@ export const commissionSummarySchema = z.looseObject({
   id: z.string(),
   family: z.enum(['creation', 'editing', 'optimization', 'tool-agent']),
   split: z.enum(['heldout', 'dev']),
-  delivery: z.looseObject({ path: z.string(), digest: z.string(), frozen: z.boolean(), label: z.string().optional() }),
+  delivery: z.looseObject({
+    path: z.string(),
+    digest: z.string(),
+    frozen: z.boolean(),
+    label: z.string().optional(),
+    role: z.enum(['candidate', 'starter']).optional(),
+  }),
   result: z.looseObject({
     mean: nullableNum,
     median: nullableNum,

@@ -23,6 +23,8 @@ export interface DeliveryInfo {
   frozen: boolean;
   /** Extra: a short human name for the delivery (`reference`, `overfit`, …); defaults to the path's last segment. */
   label?: string;
+  /** Extra: `starter` for an optimization commission's a0 (the baseline, outside the CI gate), else `candidate`. */
+  role?: 'candidate' | 'starter';
 }
 
 export interface ResultSummary {

@@ -53,6 +53,7 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
           digest: first.delivery.digest,
           frozen: first.delivery.frozen,
           label: first.delivery.label,
+          role: first.delivery.role,
         },
         cases: grades,
         passRule: { minResult: first.commission.minResult },
@@ -75,7 +76,8 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
 export function gateViolations(summary: Summary, gate: GateThresholds): string[] {
   const out: string[] = [];
   for (const c of summary.commissions) {
-    if (c.split !== 'heldout' || c.delivery.label === 'a0') continue;
+    // The optimization starter (a0) is the baseline the candidate is measured against, not a delivery under test.
+    if (c.split !== 'heldout' || c.delivery.role === 'starter') continue;
     const who = `${c.id} (${c.delivery.label})`;
     if (gate.minResult !== undefined && (c.result.mean === null || c.result.mean < gate.minResult)) {
       out.push(`${who}: held-out Result ${c.result.mean?.toFixed(1) ?? 'unscored'} < minResult ${gate.minResult}`);
@@ -90,8 +92,12 @@ export function gateViolations(summary: Summary, gate: GateThresholds): string[]
         out.push(`${who}: pass^${k || 1} ${v?.toFixed(3) ?? 'n/a'} < minPassHatK ${gate.minPassHatK}`);
       }
     }
-    if (gate.maxGap !== undefined && c.gap !== null && c.gap > gate.maxGap) {
-      out.push(`${who}: fidelity gap ${c.gap.toFixed(1)} > maxGap ${gate.maxGap}`);
+    if (gate.maxGap !== undefined && (c.gap === null || c.gap > gate.maxGap)) {
+      out.push(
+        c.gap === null
+          ? `${who}: no fidelity gap (needs scored dev and held-out cases of the same digest) for maxGap ${gate.maxGap}`
+          : `${who}: fidelity gap ${c.gap.toFixed(1)} > maxGap ${gate.maxGap}`,
+      );
     }
   }
   return out;

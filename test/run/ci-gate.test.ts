@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { gateViolations } from '../../src/vitest/reporter.js';
 import { heldout } from '../helpers/cli.js';
 
 // The CI gate (DESIGN §9): thresholds on the held-out figures decide the exit code and name what fell short.
@@ -36,5 +37,48 @@ describe('the CI gate', () => {
     expect(r.out).toMatch(/log-triage \(log-triage-overfit\): held-out Result \d+\.\d < minResult 80/);
     expect(r.out).toMatch(/pass\^1 0\.\d+ < minPassHatK 0\.9/);
     expect(r.out).toMatch(/fidelity gap \d+\.\d > maxGap 10/);
+  });
+
+  test('--max-gap without both splits is a usage error (exit 2): a gate on a gap that does not exist never fails', async () => {
+    const r = await heldout([
+      'run',
+      'tasks/log-triage',
+      '--delivery',
+      'fixtures/deliveries/log-triage-overfit',
+      '--max-gap',
+      '10',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/--max-gap needs --split both/);
+  });
+
+  test('whole-number options refuse fractions (exit 2)', async () => {
+    const r = await heldout([
+      'run',
+      'tasks/log-triage',
+      '--delivery',
+      'fixtures/deliveries/log-triage-reference',
+      '--trials',
+      '2.5',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/--trials: expected a whole number/);
+  });
+
+  test('the starter baseline is outside the gate by its role, not its label; a missing gap fails maxGap', () => {
+    const entry = (label: string, role: 'candidate' | 'starter', gap: number | null) =>
+      ({
+        id: 'routing',
+        split: 'heldout',
+        delivery: { path: `/d/${label}`, digest: 'sha256:x', frozen: false, label, role },
+        result: { mean: 40 },
+        passHatK: { 1: 0.1 },
+        gap,
+      }) as any;
+    const summary = { commissions: [entry('a0', 'starter', 5), entry('a0', 'candidate', null)] } as any;
+    expect(gateViolations(summary, { minResult: 50, maxGap: 10 })).toEqual([
+      'routing (a0): held-out Result 40.0 < minResult 50',
+      'routing (a0): no fidelity gap (needs scored dev and held-out cases of the same digest) for maxGap 10',
+    ]);
   });
 });

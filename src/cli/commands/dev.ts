@@ -1,6 +1,6 @@
 import { CommissionError } from '../../commission/index.js';
 import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
-import { defineCommand, numberOption, UsageError } from '../command.js';
+import { defineCommand, integerOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'dev',
@@ -54,8 +54,8 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
           ledger: values.ledger as string | undefined,
           sandbox: sandbox as 'auto',
           out: values.out as string | undefined,
-          trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
-          concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
+          trials: values.trials === undefined ? undefined : integerOption(values, 'trials', 1, 1),
+          concurrency: values.concurrency === undefined ? undefined : integerOption(values, 'concurrency', 1, 1),
           reporters: json ? [] : ((values.reporter as string[] | undefined) ?? []),
         });
       r = await round();

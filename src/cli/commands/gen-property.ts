@@ -1,7 +1,7 @@
 import { CommissionError } from '../../commission/index.js';
 import { PropertiesError, runProperties } from '../../propgen/index.js';
 import type { SandboxKind } from '../../sandbox/index.js';
-import { defineCommand, numberOption, UsageError } from '../command.js';
+import { defineCommand, integerOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'gen property',
@@ -33,7 +33,7 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('gen property: name exactly one commission directory');
     if (typeof values.delivery !== 'string') throw new UsageError('gen property: --delivery <dir> is required');
-    const runs = Math.floor(numberOption(values, 'runs', 100, 1));
+    const runs = integerOption(values, 'runs', 100, 1);
     let seed: number | undefined;
     if (values.seed !== undefined) {
       seed = Number(values.seed);

@@ -1,7 +1,7 @@
 import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import type { GateThresholds } from '../../run/index.js';
 import { runHeldout } from '../../vitest/index.js';
-import { defineCommand, numberOption, UsageError } from '../command.js';
+import { defineCommand, integerOption, numberOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'run',
@@ -71,16 +71,20 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     const gate: GateThresholds = {};
     if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
     if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
-    if (values['max-gap'] !== undefined) gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
+    if (values['max-gap'] !== undefined) {
+      // The gap is dev − held-out: without both splits it does not exist, and a gate on it could never fail.
+      if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
+      gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
+    }
     const result = await runHeldout(
       {
         commissions: positionals,
         delivery,
         split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
-        trials: values.trials === undefined ? undefined : numberOption(values, 'trials', 1, 1),
+        trials: values.trials === undefined ? undefined : integerOption(values, 'trials', 1, 1),
         sandbox: sandbox as 'auto',
         out: values.out as string | undefined,
-        concurrency: values.concurrency === undefined ? undefined : numberOption(values, 'concurrency', 1, 1),
+        concurrency: values.concurrency === undefined ? undefined : integerOption(values, 'concurrency', 1, 1),
         freeze: values.freeze as string | undefined,
         gate,
         resume: Boolean(values.resume),

@@ -12,7 +12,7 @@ import {
   validatorFor,
   writeJson,
 } from '../../taste/index.js';
-import { defineCommand, numberOption, UsageError } from '../command.js';
+import { defineCommand, integerOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'taste cluster',
@@ -52,8 +52,8 @@ Exit: 0 done, 2 usage error.`,
     } catch (err) {
       throw new UsageError(`--domain: ${(err as Error).message}`);
     }
-    const pool = Math.floor(numberOption(values, 'pool', 2000, 1));
-    const k = Math.floor(numberOption(values, 'k', domain.gold.length, 1));
+    const pool = integerOption(values, 'pool', 2000, 1);
+    const k = integerOption(values, 'k', domain.gold.length, 1);
     const seed = parseSeed(values.seed, 0);
     const kind = typeof values.validator === 'string' ? values.validator : 'rules';
     let validator: ReturnType<typeof validatorFor>;
@@ -75,7 +75,7 @@ Exit: 0 done, 2 usage error.`,
         domain.tools.map((t) => t.name),
         domain.gold.map((g) => g.tools),
         validator,
-        { seed, attempts: Math.floor(numberOption(values, 'attempts', 3000, 0)) },
+        { seed, attempts: integerOption(values, 'attempts', 3000, 0) },
       );
       sampler = train.sampler;
     }

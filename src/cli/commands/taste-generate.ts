@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateTasks, generatorModel, parseMethod, parseSeed, writeJson } from '../../taste/index.js';
-import { defineCommand, numberOption, UsageError } from '../command.js';
+import { defineCommand, integerOption, UsageError } from '../command.js';
 
 export default defineCommand({
   name: 'taste generate',
@@ -37,10 +37,10 @@ Exit: 0 done, 2 usage error.`,
     if (typeof values.domain !== 'string') throw new UsageError('taste generate: --domain <dir> is required');
     if (!existsSync(join(values.domain, 'tools.json')) || !existsSync(join(values.domain, 'db.json')))
       throw new UsageError(`--domain: ${values.domain} is not a τ² domain directory (needs tools.json and db.json)`);
-    const k = values.k === undefined ? undefined : Math.floor(numberOption(values, 'k', 1, 1));
+    const k = values.k === undefined ? undefined : integerOption(values, 'k', 1, 1);
     const seed = parseSeed(values.seed, 0);
-    const attempts = Math.floor(numberOption(values, 'attempts', 3000, 0));
-    const pool = Math.floor(numberOption(values, 'pool', 2000, 1));
+    const attempts = integerOption(values, 'attempts', 3000, 0);
+    const pool = integerOption(values, 'pool', 2000, 1);
     let method: ReturnType<typeof parseMethod>;
     try {
       method = parseMethod(values.method);
