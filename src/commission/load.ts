@@ -173,7 +173,7 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
     });
   }
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
-  if (rubric) checkFunctionModules(dir, rubric, checksDir, rubricFile, problems);
+  if (rubric) checkFunctionModules(rubric, checksDir, rubricFile, problems);
 
   if (problems.length > 0 || !config || !rubric || !requirement) throw new CommissionError(dir, problems);
   return { dir, config, rubric, requirement, cases: { dev: devCases, heldout: heldoutCases }, checksDir, starterDir };
@@ -267,26 +267,31 @@ function readCases(root: string, splitDir: string, split: Split, problems: Probl
   return cases;
 }
 
-function checkFunctionModules(
-  dir: string,
-  rubric: Rubric,
-  checksDir: string | null,
-  file: string,
-  problems: Problem[],
-) {
+/** Every `function` check of the rubric (dimension items, outcome and safety conditions, ceiling exceptions). */
+function functionChecks(rubric: Rubric): { at: string; module: string }[] {
+  const out: { at: string; module: string }[] = [];
+  const visit = (c: unknown, at: string) => {
+    if (c && typeof c === 'object' && (c as { check?: string }).check === 'function')
+      out.push({ at: `${at}.module`, module: (c as { module: string }).module });
+  };
   rubric.dimensions.forEach((d, i) => {
     d.items.forEach((item, j) => {
-      if ('check' in item && item.check === 'function') {
-        const p = checksDir ? path.join(checksDir, item.module) : null;
-        if (!p || !existsSync(p)) {
-          problems.push({
-            file,
-            path: `dimensions.${i}.items.${j}.module`,
-            message: `checks/${item.module} not found`,
-          });
-        }
-      }
+      visit(item, `dimensions.${i}.items.${j}`);
     });
   });
-  void dir;
+  rubric.outcomes.forEach((o, i) => {
+    visit(o.when, `outcomes.${i}.when`);
+    if (o.safety) visit(o.safety.when, `outcomes.${i}.safety.when`);
+  });
+  rubric.ceilings.forEach((c, i) => {
+    visit(c.unless, `ceilings.${i}.unless`);
+  });
+  return out;
+}
+
+function checkFunctionModules(rubric: Rubric, checksDir: string | null, file: string, problems: Problem[]) {
+  for (const { at, module } of functionChecks(rubric)) {
+    if (!checksDir || !existsSync(path.join(checksDir, module)))
+      problems.push({ file, path: at, message: `checks/${module} not found` });
+  }
 }

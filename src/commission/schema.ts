@@ -323,12 +323,19 @@ export const rubricSchema = z
       ctx.addIssue({ code: 'custom', path: ['dimensions'], message: `dimension maxima sum to ${sum}, must be 100` });
     }
     const ids = new Set(r.dimensions.map((d) => d.id));
-    const seen = new Set<string>();
-    r.dimensions.forEach((d, i) => {
-      if (seen.has(d.id))
-        ctx.addIssue({ code: 'custom', path: ['dimensions', i, 'id'], message: `duplicate dimension ${d.id}` });
-      seen.add(d.id);
-    });
+    // Grading looks outcomes and ceilings up by id: a second one with the same id would be silently ignored.
+    for (const [list, what] of [
+      [r.dimensions, 'dimension'],
+      [r.outcomes, 'outcome'],
+      [r.ceilings, 'ceiling'],
+    ] as const) {
+      const seen = new Set<string>();
+      list.forEach((x, i) => {
+        if (seen.has(x.id))
+          ctx.addIssue({ code: 'custom', path: [`${what}s`, i, 'id'], message: `duplicate ${what} ${x.id}` });
+        seen.add(x.id);
+      });
+    }
     r.outcomes.forEach((o, i) => {
       for (const dim of Object.keys(o.caps)) {
         if (!ids.has(dim))

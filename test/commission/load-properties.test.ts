@@ -112,4 +112,42 @@ describe('commission packages', () => {
       }
     },
   );
+
+  test.prop([validCommission, validRubric], { numRuns: 10 })(
+    'duplicate outcome and ceiling ids, and a missing check module in an outcome or ceiling, are refused by field',
+    async (commission, original) => {
+      const dim = original.dimensions[0].id;
+      const when = { check: 'exists', file: 'out.txt', points: 0 };
+      const problemsWith = async (outcomes: unknown[], ceilings: unknown[]) => {
+        const dir = writePackage({ commission, rubric: { ...structuredClone(original), outcomes, ceilings } as any });
+        try {
+          return ((await problemsOf(dir)) ?? [])
+            .filter((p) => p.file === 'rubric.yaml')
+            .map((p) => `${p.path}: ${p.message}`);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      };
+      // Grading looks both up by id: a second entry with the same id would silently never apply.
+      const duplicates = await problemsWith(
+        [
+          { id: 'O1', title: 'one', when, caps: { [dim]: 0 } },
+          { id: 'O1', title: 'again', when, caps: {} },
+        ],
+        [
+          { id: 'C', max: 30, reason: 'r', unless: when },
+          { id: 'C', max: 10, reason: 'r', unless: when },
+        ],
+      );
+      expect(duplicates).toEqual(['outcomes.1.id: duplicate outcome O1', 'ceilings.1.id: duplicate ceiling C']);
+      const modules = await problemsWith(
+        [{ id: 'O1', title: 'one', when: { check: 'function', module: 'gone.ts', points: 0 }, caps: {} }],
+        [{ id: 'C', max: 10, reason: 'r', unless: { check: 'function', module: 'missing.ts', points: 0 } }],
+      );
+      expect(modules).toEqual([
+        'outcomes.0.when.module: checks/gone.ts not found',
+        'ceilings.0.unless.module: checks/missing.ts not found',
+      ]);
+    },
+  );
 });
