@@ -105,7 +105,10 @@ export function llmUser(options: LlmUserOptions): UserSimulator {
       temperature: options.temperature ?? 0,
       messages: [{ role: 'system', content: userSystemPrompt(task) }, ...turns],
     });
-    return res.choices[0]?.message?.content?.trim() || STOP;
+    const text = res.choices[0]?.message?.content?.trim();
+    // An empty reply is a failed simulator, not a customer who is done: ending the episode there would grade it.
+    if (!text) throw new Error('the user model answered with an empty message');
+    return text;
   };
   return {
     start: (task) => ask(task, [{ role: 'user', content: greeting }]),

@@ -271,6 +271,13 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
     };
     writeFileSync(path.join(spec.outputDir, EPISODE_FILE), `${JSON.stringify(record, null, 2)}\n`);
 
+    // A reward_basis component this evaluator cannot score (NL_ASSERTION needs a judge, ENV_ASSERTION the domain's
+    // assertion functions) leaves no honest reward: the product of the rest would overstate it.
+    if (episode.rewardDetail.unscored.length > 0)
+      return stop(
+        'unscored',
+        `reward_basis includes ${episode.rewardDetail.unscored.join(', ')}, which heldout cannot score here (no judge or domain assertions): no reward`,
+      );
     if (episode.info.termination === 'user_error') {
       return stop(
         'unscored',

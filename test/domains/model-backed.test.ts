@@ -12,6 +12,21 @@ afterEach(async () => {
 });
 
 describe('model-backed parts against the stub server', () => {
+  test('an empty answer of the user model ends the episode as a user error, never as a graded stop', async () => {
+    const d = await domain('airline');
+    stub = await startStubServer({ script: [{ content: 'I want to cancel reservation EHGLP3.' }, { content: '' }] });
+    const createNop = await agentFactory('nop.mjs', 'createNop');
+    const r = await runEpisode({
+      task: d.tasks[0],
+      domain: d,
+      agent: createNop(),
+      user: llmUser({ baseURL: stub.baseURL, model: 'user-model' }),
+    });
+    expect(r.info.termination).toBe('user_error');
+    expect(r.info.detail).toMatch(/empty message/);
+    expect(r.reward).toBe(0);
+  });
+
   test('the LLM user speaks from the task instructions and ends the episode with its stop token', async () => {
     const d = await domain('airline');
     const task = d.tasks[0];

@@ -13,14 +13,15 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-gold-replay-'));
 afterAll(() => (process.env.KEEP ? undefined : rmSync(tmp, { recursive: true, force: true })));
 
 // Retail 64 and 105 hold a gold write τ²'s own tools refuse (tau2-bench#499); 0 replays cleanly.
-async function runRetail(goldReplay: 'lenient' | 'strict') {
-  const pkg = path.join(tmp, `retail-${goldReplay}`);
+async function runRetail(goldReplay: 'lenient' | 'strict', label: string = goldReplay, edit?: (pkg: string) => void) {
+  const pkg = path.join(tmp, `retail-${label}`);
   await importTau2(retail, pkg, { tasks: ['0', '64', '105'] });
+  edit?.(pkg);
   const config = parse(readFileSync(path.join(pkg, 'commission.yaml'), 'utf8'));
   // TEST-HARNESS SWITCH: the oracle delivery replays the leaked gold calls.
   config.toolAgent = { ...config.toolAgent, oracleHints: true, goldReplay };
   writeFileSync(path.join(pkg, 'commission.yaml'), stringify(config));
-  const out = path.join(tmp, `out-${goldReplay}`);
+  const out = path.join(tmp, `out-${label}`);
   const args = ['run', pkg, '--delivery', path.join(repo, 'fixtures/tool-agent/deliveries/oracle'), '--split', 'both'];
   const r = await promisify(execFile)(
     'node',
@@ -48,5 +49,17 @@ describe('gold calls the domain refuses', () => {
     );
     expect(byId['105']).toMatchObject({ status: 'unscored', result: null });
     expect(byId['105'].reason).toMatch(/Insufficient gift card balance/);
+  }, 120_000);
+
+  test('a reward_basis component heldout cannot score leaves the case unscored, never the product of the rest', async () => {
+    const { byId, log } = await runRetail('lenient', 'nl-assertion', (pkg) => {
+      const truth = path.join(pkg, 'cases/dev/0/truth.json');
+      const task = JSON.parse(readFileSync(truth, 'utf8'));
+      task.evaluation_criteria.reward_basis = ['DB', 'NL_ASSERTION'];
+      writeFileSync(truth, JSON.stringify(task));
+    });
+    expect(byId['0'], log).toMatchObject({ status: 'unscored', result: null });
+    expect(byId['0'].reason).toMatch(/reward_basis includes NL_ASSERTION/);
+    expect(byId['64'].result).toBe(100);
   }, 120_000);
 });
