@@ -40,6 +40,8 @@ interface Prepared {
   /** Set when the delivery is refused (changed since its freeze): every case of it fails with this. */
   refusal: Error | null;
   devStrings: Map<string, string[]>;
+  /** The freeze manifest's exclusions (it may sit inside the delivery); the re-digest after each case uses them. */
+  exclude?: readonly string[];
 }
 
 const REGISTRY = Symbol.for('heldout.run-sessions');
@@ -108,8 +110,10 @@ export class RunSession {
         let refusal: Error | null = null;
         let digest: string;
         let frozen = false;
+        let exclude: readonly string[] | undefined;
         if (d.freeze) {
           const manifest = await readFreeze(d.freeze);
+          exclude = manifest.exclude;
           try {
             digest = await verifyFreeze(d.dir, manifest);
             frozen = true;
@@ -121,7 +125,12 @@ export class RunSession {
         } else {
           digest = await treeDigest(d.dir);
         }
-        return { ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role }, refusal, devStrings: new Map() };
+        return {
+          ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role },
+          refusal,
+          devStrings: new Map(),
+          exclude,
+        };
       })();
       this.prepared.set(d.dir, p);
     }
@@ -289,7 +298,7 @@ export class RunSession {
     }
 
     // The delivery must still be what was digested (and frozen) after every case (DESIGN §6).
-    const after = await treeDigest(delivery.dir);
+    const after = await treeDigest(delivery.dir, { exclude: prepared.exclude });
     if (after !== delivery.digest) {
       throw new Error(
         `refused: delivery ${delivery.dir} changed during the run (digest ${after} ≠ ${delivery.digest})`,

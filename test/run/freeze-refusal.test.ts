@@ -33,6 +33,30 @@ describe('a frozen delivery', () => {
     });
   });
 
+  test('a manifest written inside the delivery is left out of the digest, during the run as at the freeze', async () => {
+    const inside = path.join(tmp, 'agent-inside');
+    cpSync(path.join(repo, 'fixtures/deliveries/log-triage-reference'), inside, { recursive: true });
+    const manifest = path.join(inside, 'freeze.json');
+    const f = await heldout(['freeze', inside, '--no-image', '--out', manifest]);
+    expect(f.code, f.out).toBe(0);
+    const r = await heldout([
+      'run',
+      'tasks/log-triage',
+      '--delivery',
+      inside,
+      '--freeze',
+      manifest,
+      '--sandbox',
+      'process',
+      '--out',
+      path.join(tmp, 'inside'),
+    ]);
+    expect(r.code, r.out).toBe(0);
+    const summary = JSON.parse(readFileSync(path.join(tmp, 'inside/summary.json'), 'utf8'));
+    expect(summary.commissions[0].delivery.frozen).toBe(true);
+    expect(summary.commissions[0].result.mean).toBe(100);
+  });
+
   test('is refused after tampering, naming the changed file, and no case runs', async () => {
     appendFileSync(path.join(delivery, 'run_agent.py'), '\n# tweaked after the freeze\n');
     const r = await heldout([
