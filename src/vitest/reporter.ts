@@ -122,10 +122,13 @@ export class HeldoutReporter implements Reporter {
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const metas: CaseMeta[] = [];
+    // A case that threw (a refused delivery, a tampered tree) has no grade: the gate must not pass over it.
+    let ungraded = 0;
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         const meta = test.meta().heldout;
         if (meta) metas.push(meta);
+        else if (test.result().state === 'failed') ungraded++;
       }
     }
     if (metas.length === 0) return;
@@ -135,6 +138,8 @@ export class HeldoutReporter implements Reporter {
     await writeReport(this.options.out, summary);
     this.summary = summary;
     this.violations = gateViolations(summary, this.options.gate ?? {});
+    if (ungraded > 0 && Object.keys(this.options.gate ?? {}).length > 0)
+      this.violations.push(`${ungraded} case test(s) failed without a grade (see the errors above)`);
     if (this.options.table !== false) {
       const weaker = [...new Set(metas.flatMap((m) => m.weakerIsolation))];
       process.stdout.write(`\n${renderTable(summary)}\n`);

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { gateViolations } from '../../src/vitest/reporter.js';
 import { heldout } from '../helpers/cli.js';
+import { cleanEnv, execFileP, REPO } from '../scale/figures.js';
 
 // The CI gate (DESIGN §9): thresholds on the held-out figures decide the exit code and name what fell short.
 describe('the CI gate', () => {
@@ -81,4 +82,25 @@ describe('the CI gate', () => {
       'routing (a0): no fidelity gap (needs scored dev and held-out cases of the same digest) for maxGap 10',
     ]);
   });
+
+  test('a case that failed without a grade (a refused delivery beside a good one) fails the gate', async () => {
+    const bad = path.join(tmp, 'tampered');
+    cpSync(path.join(REPO, 'fixtures/deliveries/log-triage-reference'), bad, { recursive: true });
+    expect((await heldout(['freeze', bad, '--no-image'])).code).toBe(0);
+    appendFileSync(path.join(bad, 'run_agent.py'), '\n# changed after the freeze\n');
+    const script = `
+      const { runHeldout } = await import(${JSON.stringify(path.join(REPO, 'dist/index.js'))});
+      const r = await runHeldout({ commissions: ['tasks/log-triage'], sandbox: 'process', table: false,
+        delivery: { good: ${JSON.stringify(path.join(REPO, 'fixtures/deliveries/log-triage-reference'))},
+                    tampered: ${JSON.stringify(bad)} },
+        out: ${JSON.stringify(path.join(tmp, 'mixed'))}, gate: { minResult: 50 } }, { reporters: ['dot'] });
+      console.log(JSON.stringify(r.violations));`;
+    const r = await execFileP(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: REPO,
+      env: cleanEnv(),
+      maxBuffer: 16 << 20,
+    }).catch((e) => e as { stdout: string; stderr: string });
+    const violations = JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '[]');
+    expect(violations, r.stdout + r.stderr).toEqual(['9 case test(s) failed without a grade (see the errors above)']);
+  }, 120_000);
 });
