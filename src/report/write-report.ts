@@ -40,7 +40,8 @@ export function serializeSummary(summary: Summary): string {
 
 /**
  * Writes summary.json, report.md, index.html and junit.xml into outDir (created if missing), each atomically.
- * Returns the paths written.
+ * Everything is rendered before anything is written, so a renderer that throws leaves the previous report whole;
+ * summary.json, the report of record, is written last. Returns the paths written.
  */
 export async function writeReport(
   outDir: string,
@@ -52,12 +53,13 @@ export async function writeReport(
     html: join(outDir, 'index.html'),
     junit: join(outDir, 'junit.xml'),
   };
+  const texts: [string, string][] = [
+    [paths.markdown, renderMarkdown(summary)],
+    [paths.html, renderHtml(summary)],
+    [paths.junit, renderJunit(summary)],
+    [paths.summary, serializeSummary(summary)],
+  ];
   await mkdir(outDir, { recursive: true });
-  await Promise.all([
-    writeFileAtomic(paths.summary, serializeSummary(summary)),
-    writeFileAtomic(paths.markdown, renderMarkdown(summary)),
-    writeFileAtomic(paths.html, renderHtml(summary)),
-    writeFileAtomic(paths.junit, renderJunit(summary)),
-  ]);
+  for (const [path, text] of texts) await writeFileAtomic(path, text);
   return paths;
 }

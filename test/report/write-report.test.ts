@@ -19,6 +19,18 @@ describe('writeReport', () => {
   });
 });
 
+describe('writeReport when a write fails', () => {
+  test('summary.json, the report of record, is not replaced when another file could not be written', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'heldout-report-'));
+    await writeFile(join(out, 'summary.json'), 'previous');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(out, 'index.html'));
+    await expect(writeReport(out, sampleSummary())).rejects.toThrow();
+    expect(await readFile(join(out, 'summary.json'), 'utf8')).toBe('previous');
+    expect((await readdir(out)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
 describe('writeFileAtomic', () => {
   test('replaces existing content whole', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'heldout-atomic-'));
