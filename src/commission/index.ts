@@ -8,6 +8,7 @@ export {
   type LoadOptions,
   loadCommission,
   type Problem,
+  problemFile,
   type Requirement,
   type Split,
   zodProblems,

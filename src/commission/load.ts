@@ -23,10 +23,15 @@ export class CommissionError extends Error {
   }
 }
 
-/** `file: field: problem`; with `dir`, the file is named from there (a problem of the directory itself names it). */
+/** The file a problem is in; with `dir`, named from there (a problem of the directory itself names the directory). */
+export function problemFile(p: Problem, dir?: string): string {
+  if (dir === undefined) return p.file || '.';
+  return p.file ? `${dir.replace(/\/$/, '')}/${p.file}` : dir;
+}
+
+/** `file: field: problem`, the file as `problemFile` names it. */
 export function formatProblem(p: Problem, dir?: string): string {
-  const where = dir === undefined ? p.file || '.' : p.file ? `${dir.replace(/\/$/, '')}/${p.file}` : dir;
-  return `${where}: ${p.path || '(root)'}: ${p.message}`;
+  return `${problemFile(p, dir)}: ${p.path || '(root)'}: ${p.message}`;
 }
 
 export type Split = 'dev' | 'heldout';

@@ -37,6 +37,23 @@ describe('heldout validate', () => {
     expect(r.out.trim()).toBe('tasks/no-such-commission: (root): not a directory');
   });
 
+  test('--json gives one document with every package and its problems by file and field', async () => {
+    const dir = path.join(tmp, 'json-broken');
+    cpSync(path.join(repo, 'tasks/log-triage'), dir, { recursive: true });
+    const file = path.join(dir, 'commission.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^trials: .*$/m, 'trials: 0'));
+    const r = await heldout(['validate', 'tasks/log-triage', dir, '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual([
+      { dir: 'tasks/log-triage', ok: true, family: 'creation', dev: 2, heldout: 9, problems: [] },
+      {
+        dir,
+        ok: false,
+        problems: [{ file: `${dir}/commission.yaml`, field: 'trials', message: expect.stringMatching(/>0/) }],
+      },
+    ]);
+  });
+
   test('YAML syntax errors carry line and column', async () => {
     const dir = path.join(tmp, 'syntax');
     cpSync(path.join(repo, 'tasks/log-triage'), dir, { recursive: true });
