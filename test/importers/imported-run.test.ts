@@ -45,44 +45,47 @@ beforeAll(async () => {
   backend = await resolveSandbox('auto');
 });
 
-describe.skipIf(!hasData)('running the imported database-analytics commission', () => {
-  let c: Commission;
-  beforeAll(async () => {
-    const out = path.join(tmp('db-run'), 'c');
-    await importAgentSwe(dbAnalytics, out);
-    c = await loadCommission(out);
-  });
+describe.skipIf(!hasData)(
+  `running the imported database-analytics commission${hasData ? '' : ' — skipped: ../shared/data has no AgentSWE package'}`,
+  () => {
+    let c: Commission;
+    beforeAll(async () => {
+      const out = path.join(tmp('db-run'), 'c');
+      await importAgentSwe(dbAnalytics, out);
+      c = await loadCommission(out);
+    });
 
-  test('a delivery that exits at once fails the error-exit gate and scores 0', async () => {
-    const g = await runCase(c, c.cases.heldout[0]!, delivery('import sys\nsys.exit(1)\n'));
-    expect(g.status).toBe('gate-failed');
-    expect(g.gate).toBe('error-exit');
-    expect(g.result).toBe(0);
-  });
+    test('a delivery that exits at once fails the error-exit gate and scores 0', async () => {
+      const g = await runCase(c, c.cases.heldout[0]!, delivery('import sys\nsys.exit(1)\n'));
+      expect(g.status).toBe('gate-failed');
+      expect(g.gate).toBe('error-exit');
+      expect(g.result).toBe(0);
+    });
 
-  test('a delivery that exits 0 without the core artifacts fails the missing-artifact gate', async () => {
-    const g = await runCase(c, c.cases.heldout[0]!, delivery('pass\n'));
-    expect(g.status).toBe('gate-failed');
-    expect(g.gate).toBe('missing-artifact');
-    expect(g.reason).toMatch(/answer\.json/);
-  });
+    test('a delivery that exits 0 without the core artifacts fails the missing-artifact gate', async () => {
+      const g = await runCase(c, c.cases.heldout[0]!, delivery('pass\n'));
+      expect(g.status).toBe('gate-failed');
+      expect(g.gate).toBe('missing-artifact');
+      expect(g.reason).toMatch(/answer\.json/);
+    });
 
-  test('past the gates, without a judge model the judged items are unscored, never a number', async () => {
-    const script = `import json, os, sys
+    test('past the gates, without a judge model the judged items are unscored, never a number', async () => {
+      const script = `import json, os, sys
 out = sys.argv[sys.argv.index('--output') + 1]
 json.dump({"status": "answered"}, open(os.path.join(out, 'answer.json'), 'w'))
 json.dump({"queries": []}, open(os.path.join(out, 'queries.json'), 'w'))
 open(os.path.join(out, 'result.csv'), 'w').write('a,b\\n1,2\\n')
 `;
-    const g = await runCase(c, c.cases.heldout[1]!, delivery(script));
-    expect(g.gate).toBeNull();
-    expect(g.status).toBe('unscored');
-    expect(g.result).toBeNull();
-    const items = Object.values(g.dimensions).flatMap((d) => d.items);
-    expect(items).toHaveLength(6);
-    for (const item of items) expect(item.score).toBeNull();
-  });
-});
+      const g = await runCase(c, c.cases.heldout[1]!, delivery(script));
+      expect(g.gate).toBeNull();
+      expect(g.status).toBe('unscored');
+      expect(g.result).toBeNull();
+      const items = Object.values(g.dimensions).flatMap((d) => d.items);
+      expect(items).toHaveLength(6);
+      for (const item of items) expect(item.score).toBeNull();
+    });
+  },
+);
 
 describe('running the imported Harbor task', () => {
   let c: Commission;
