@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { CommissionConfig, Rubric } from '../commission/index.js';
@@ -84,11 +84,22 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
   return { passed: true, gate: null, reason: null, artifacts };
 }
 
-/** A path inside `dir`, or null when `rel` escapes it. */
+/**
+ * A path inside `dir`, or null when `rel` escapes it — by its name, or through a symlink the delivery left there (it
+ * could point anywhere on the evaluator's host, a case's truth file included). A missing path is judged by name.
+ */
 export function insideDir(dir: string, rel: string): string | null {
   const root = path.resolve(dir);
   const p = path.resolve(root, rel);
-  return p === root || p.startsWith(root + path.sep) ? p : null;
+  const within = (x: string, r: string) => x === r || x.startsWith(r + path.sep);
+  if (!within(p, root)) return null;
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    return p;
+  }
+  return within(real, realpathSync(root)) ? p : null;
 }
 
 /** Relative paths of every file under `dir` (posix separators); empty when it does not exist. */

@@ -269,7 +269,10 @@ export async function runToolAgentTrial(input: ToolAgentTrialInput): Promise<Too
         },
       },
     };
-    writeFileSync(path.join(spec.outputDir, EPISODE_FILE), `${JSON.stringify(record, null, 2)}\n`);
+    // The delivery may have left a symlink named episode.json in its output: replace it, never write through it.
+    const episodeFile = path.join(spec.outputDir, EPISODE_FILE);
+    rmSync(episodeFile, { force: true });
+    writeFileSync(episodeFile, `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx' });
 
     // A reward_basis component this evaluator cannot score (NL_ASSERTION needs a judge, ENV_ASSERTION the domain's
     // assertion functions) leaves no honest reward: the product of the rest would overstate it.

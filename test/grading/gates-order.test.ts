@@ -1,3 +1,6 @@
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runGates } from '../../src/grading/index.js';
 import { execution, makeCommission, oneDimension, outputDir } from './helpers.js';
@@ -87,5 +90,21 @@ describe('gates run in order and stop at the first failure', () => {
   test('without an execution (a patch-only delivery) only the artifact gates run', () => {
     expect(runGates({ execution: null, outputDir: good(), commission }).passed).toBe(true);
     expect(runGates({ execution: null, outputDir: outputDir({}), commission }).gate).toBe('missing-artifact');
+  });
+});
+
+describe('artifacts reached through symlinks', () => {
+  test('a link out of the output directory (e.g. to a host truth file) is no artifact; a link inside is', () => {
+    const host = mkdtempSync(path.join(os.tmpdir(), 'heldout-host-'));
+    writeFileSync(path.join(host, 'truth.json'), '{"answer": 42}');
+    const outside = outputDir({ 'report.md': '# Report\n' });
+    symlinkSync(path.join(host, 'truth.json'), path.join(outside, 'data.json'));
+    expect(runGates({ execution: execution({}), outputDir: outside, commission })).toMatchObject({
+      passed: false,
+      gate: 'missing-artifact',
+    });
+    const inside = outputDir({ 'report.md': '# Report\n', 'real.json': '{"ok": true}' });
+    symlinkSync(path.join(inside, 'real.json'), path.join(inside, 'data.json'));
+    expect(runGates({ execution: execution({}), outputDir: inside, commission }).passed).toBe(true);
   });
 });
