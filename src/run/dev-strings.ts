@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CaseRef, Commission } from '../commission/index.js';
 
@@ -66,7 +66,8 @@ function readSources(dir: string): string[] {
     for (const name of readdirSync(d)) {
       if (name === 'node_modules' || name === '.git' || name === '__pycache__') continue;
       const p = path.join(d, name);
-      const st = statSync(p);
+      // lstat: a link in the delivery (dangling, looping, or to /) is not the delivery's own source.
+      const st = lstatSync(p);
       if (st.isDirectory()) walk(p);
       else if (st.isFile() && st.size <= TEXT_LIMIT) {
         const buf = readFileSync(p);
