@@ -45,7 +45,8 @@ interface Registration {
   role: Role;
   token: string;
   budgets: Budgets;
-  registeredAt: number;
+  /** When the case's first model call arrived: its wall budget counts from there, not from a queued registration. */
+  firstCallAt: number | null;
   calls: number;
   tokens: number;
 }
@@ -103,7 +104,8 @@ function classOfStatus(status: number): CallClass {
 function budgetRefusal(reg: Registration): string | null {
   const b = reg.budgets;
   const who = `case ${reg.caseId} trial ${reg.trial}`;
-  if (b.wallSeconds != null && Date.now() - reg.registeredAt > b.wallSeconds * 1000) {
+  reg.firstCallAt ??= Date.now();
+  if (b.wallSeconds != null && Date.now() - reg.firstCallAt > b.wallSeconds * 1000) {
     return `${who}: wall-time budget of ${b.wallSeconds} s is used up`;
   }
   if (b.calls != null && reg.calls >= b.calls) return `${who}: model-call budget of ${b.calls} calls is used up`;
@@ -793,7 +795,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         role,
         token,
         budgets: { ...r.budgets },
-        registeredAt: Date.now(),
+        firstCallAt: null,
         calls: 0,
         tokens: 0,
       };

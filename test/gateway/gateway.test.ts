@@ -136,9 +136,13 @@ describe('gateway over its Unix socket', () => {
     expect(overT.status).toBe(429);
     expect(overT.json.error.message).toMatch(/token budget of 120/);
 
+    // The wall budget counts from the first call: waiting in the queue before it costs nothing.
     const w = gw.registerCase({ caseId: 'wall', trial: 1, budgets: { calls: 100, tokens: null, wallSeconds: 0.05 } });
     await new Promise((r) => setTimeout(r, 80));
-    const overW = await request(sock(), 'POST', '/v1/chat/completions', chat(), { authorization: `Bearer ${w.token}` });
+    const wAuth = { authorization: `Bearer ${w.token}` };
+    expect((await request(sock(), 'POST', '/v1/chat/completions', chat(), wAuth)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 80));
+    const overW = await request(sock(), 'POST', '/v1/chat/completions', chat(), wAuth);
     expect(overW.status).toBe(429);
     expect(overW.json.error.message).toMatch(/wall-time/);
   });
