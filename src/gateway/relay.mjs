@@ -1,6 +1,6 @@
 // heldout gateway relay (DESIGN §8): listens on the sandbox's own 127.0.0.1:<port> and pipes every TCP connection
 // to the gateway's Unix socket, so a delivery in a --network none sandbox reaches the model with an ordinary
-// OPENAI_BASE_URL=http://127.0.0.1:<port>/v1. Plain Node, no dependencies; generated from relay-source.ts.
+// OPENAI_BASE_URL=http://127.0.0.1:<port>/v1. Plain Node, no dependencies; relay-source.ts is generated from it.
 //   node relay.mjs <port> <socketPath>                  relay only, runs until killed
 //   node relay.mjs <port> <socketPath> -- <cmd> [args]  relay, then run cmd (stdio inherited) once listening;
 //                                                       exits with cmd's exit code, forwards SIGTERM/SIGINT/SIGHUP

@@ -239,7 +239,7 @@ export function createLimiter(n: number = os.availableParallelism()): <T>(fn: ()
 export interface EngineGateOptions {
   /** Running sandboxes on the engine, over every heldout process of this machine (slot files); default 2 × its CPUs. */
   maxRunning: number;
-  /** Container (or service) starts per second over those processes: ramp-up instead of a stampede; default 8. */
+  /** Container (or service) starts per second over those processes: ramp-up instead of a stampede; default 32. */
   startsPerSecond: number;
   /** Where the slot and start-token files live; one directory per engine. */
   dir: string;

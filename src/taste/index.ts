@@ -1,4 +1,7 @@
-/** TASTE stages 1–2 (DESIGN §11): domains, validators, the contrastive sampler, WED, coverage, k-medoids, clustering. */
+/**
+ * TASTE stages 1–2 (DESIGN §11): domains, validators, the contrastive sampler, WED, coverage, k-medoids, clustering.
+ * Stage 3 (instantiate, validate, evolve) has its own face, `stage3/index.ts`.
+ */
 
 export { parseMethod, parseSeed, ValidatorConfigError, validatorFor, writeJson } from './cli-support.js';
 export { type ClusterMedoid, type ClusterOptions, type ClusterResult, clusterStage, drawPool } from './cluster.js';

@@ -1,4 +1,4 @@
-import { gc, RUN_LABEL } from '../../sandbox/index.js';
+import { engineAnswers, gc, RUN_LABEL } from '../../sandbox/index.js';
 import { defineCommand } from '../command.js';
 
 export default defineCommand({
@@ -12,6 +12,12 @@ ${RUN_LABEL}=<run-id>) — what a run killed with SIGKILL could not clean up its
 Exit: 0 done, 2 no engine answers.`,
   options: { run: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }) {
+    if (!(await engineAnswers(5000))) {
+      console.error(
+        `heldout gc: no docker engine answers (DOCKER_HOST=${process.env.DOCKER_HOST ?? 'unset'}); nothing to clean`,
+      );
+      return 2;
+    }
     const r = await gc({ runId: values.run as string | undefined });
     if (values.json) console.log(JSON.stringify(r));
     else

@@ -21,7 +21,7 @@ k-medoids algorithm (see taste cluster --help).
 Writes <out>/tasks.json (τ² tasks schema) and <out>/report.json (default out: .heldout/taste/<domain>/generated).
 The report compares coverage with the domain's original gold set (mean pairwise WED, trigram TTR, entropy; goals:
 ×2, ×2, +30 %).
---json prints { domain, seed, k, medoids, generated, out, coverage, entries }.
+--json prints { domain, seed, k, method, medoids, generated, out, coverage, entries }.
 Exit: 0 done, 2 usage error.`,
   options: {
     domain: { type: 'string' },

@@ -58,7 +58,7 @@ export function parseVerdict(content: string, length: number): Validation {
 }
 
 /**
- * A validator that asks an OpenAI-compatible chat endpoint (in production the gateway's generator role). It never
+ * A validator that asks an OpenAI-compatible chat endpoint (configured with the generator role's settings, called directly, not through the gateway). It never
  * invents a verdict: an unparseable reply after the retries, or a failed request, rejects the promise.
  */
 export function llmValidator(opts: LlmValidatorOptions): Validator {

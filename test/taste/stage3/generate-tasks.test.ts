@@ -106,7 +106,7 @@ describe.each([
       ),
     );
     if (name === 'airline') {
-      // DESIGN §11's goals (×2, ×2, +30 %), met at the default seed 0 (×2.26, ×2.004, ×1.35); generation is
+      // The goals issue 9 sets (×2, ×2, +30 %), met at the default seed 0 (×2.26, ×2.004, ×1.35); generation is
       // deterministic for a seed. Over seeds 0–6 WED and entropy always meet them; trigram TTR ranges ×1.81–×2.05.
       expect(c.goals).toEqual({ meanPairwiseWed: true, trigramTtr: true, entropy: true });
     } else {
