@@ -169,12 +169,15 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
     });
   }
 
-  const starterDir = existsSync(path.join(dir, 'starter')) ? path.join(dir, 'starter') : null;
+  // Optimization names its a0 directory (`optimization.starter`, default starter/); editing patches starter/.
+  const starterName = (config?.family === 'optimization' && config.optimization?.starter) || 'starter';
+  const starterPath = path.resolve(dir, starterName);
+  const starterDir = existsSync(starterPath) && statSync(starterPath).isDirectory() ? starterPath : null;
   if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
     problems.push({
-      file: 'starter',
+      file: starterName,
       path: '',
-      message: `missing: a ${config.family} commission starts from starter/`,
+      message: `missing: a ${config.family} commission starts from ${starterName}/`,
     });
   }
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;

@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
@@ -150,4 +151,20 @@ describe('commission packages', () => {
       ]);
     },
   );
+
+  test('optimization.starter names the a0 directory', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'heldout-starter-'));
+    try {
+      cpSync(path.resolve(import.meta.dirname, '../../tasks/ticket-routing'), dir, { recursive: true });
+      renameSync(path.join(dir, 'starter'), path.join(dir, 'a0'));
+      expect((await problemsOf(dir))?.map((p) => `${p.file}: ${p.message}`)).toEqual([
+        'starter: missing: a optimization commission starts from starter/',
+      ]);
+      const file = path.join(dir, 'commission.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}starter: starter$/m, '  starter: a0'));
+      expect((await loadCommission(dir)).starterDir).toBe(path.join(dir, 'a0'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
