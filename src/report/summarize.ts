@@ -1,5 +1,14 @@
 import type { CaseGrade, GateCategory } from '../grading/index.js';
-import { bootstrapCI, gapClosure, mean, median, passAtK, passHatK, signTest, winLossTie } from '../metrics/index.js';
+import {
+  bootstrapCI,
+  gapClosure,
+  mean,
+  median,
+  passAtKOverCases,
+  passHatKOverCases,
+  signTest,
+  winLossTie,
+} from '../metrics/index.js';
 import type {
   CaseSummary,
   CommissionSummary,
@@ -170,31 +179,15 @@ function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkO
   };
 }
 
-/** pass^k and pass@k for k = 1..max trials over cases, each case's estimate summed in case order. */
+/** pass^k and pass@k for k = 1..max trials: the mean over cases (null once a case has fewer than k trials). */
 function passK(trials: Int32Array, successes: Int32Array): Pick<CommissionSummary, 'passHatK' | 'passAtK'> {
-  const cases = trials.length;
-  let maxTrials = 1;
-  let minTrials = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < cases; i++) {
-    maxTrials = Math.max(maxTrials, trials[i]);
-    minTrials = Math.min(minTrials, trials[i]);
-  }
+  const cases = Array.from(trials, (n, i) => ({ n, c: successes[i] }));
+  const maxTrials = cases.reduce((m, x) => Math.max(m, x.n), 1);
   const passHat: Record<string, number | null> = {};
   const passAt: Record<string, number | null> = {};
   for (let k = 1; k <= maxTrials; k++) {
-    if (cases === 0 || minTrials < k) {
-      passHat[k] = null;
-      passAt[k] = null;
-      continue;
-    }
-    let hat = 0;
-    let at = 0;
-    for (let i = 0; i < cases; i++) {
-      hat += passHatK(trials[i], successes[i], k) as number;
-      at += passAtK(trials[i], successes[i], k) as number;
-    }
-    passHat[k] = hat / cases;
-    passAt[k] = at / cases;
+    passHat[k] = passHatKOverCases(cases, k);
+    passAt[k] = passAtKOverCases(cases, k);
   }
   return { passHatK: passHat, passAtK: passAt };
 }
