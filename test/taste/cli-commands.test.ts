@@ -61,6 +61,8 @@ describe('heldout taste CLI commands', () => {
     );
     const rep = JSON.parse(s.out);
     expect(Object.keys(rep.validity).sort()).toEqual(['gold', 'goldInit', 'trained', 'uniform']);
+    for (const v of Object.values(rep.validity) as number[]) expect(v).toBeGreaterThanOrEqual(0);
+    expect(rep.validity.trained).toBeGreaterThan(rep.validity.uniform);
     expect(rep.attempts).toBe(400);
     const tables = JSON.parse(readFileSync(path.join(out, 'sampler.json'), 'utf8'));
     expect(tables.format).toBe('heldout/taste-trigram@1');
@@ -79,7 +81,9 @@ describe('heldout taste CLI commands', () => {
       }),
     );
     const res = JSON.parse(c.out);
-    expect(res.medoids.length + res.dropped).toBe(6);
     expect(res.k).toBe(6);
+    expect(res.dropped).toBe(0);
+    expect(new Set(res.medoids.map((m: any) => m.sequence.join(','))).size).toBe(6);
+    expect(res.sizes.reduce((a: number, b: number) => a + b, 0)).toBeGreaterThanOrEqual(150);
   });
 });
