@@ -299,6 +299,18 @@ export interface ArchiveStage {
   remove(): Promise<void>;
 }
 
+async function removeVolumeOnceFree(docker: Docker, name: string): Promise<void> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    try {
+      await docker.getVolume(name).remove({ force: true } as object);
+      return;
+    } catch (err) {
+      if (statusOf(err) !== 409) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /**
  * Creates one labelled named volume per entry of `volumes` on `docker`'s engine and fills it through a helper
  * container that mounts them all writable; the helper runs only `chmod 0777` on the writable mount points (after the
@@ -324,13 +336,10 @@ export async function stageThroughArchive(
         .remove({ force: true } as object)
         .catch(() => {});
   };
-  // SIGINT: the volumes go with the run's containers (the helper is tracked like them).
+  // SIGINT: the volumes go with the run's containers (the helper is tracked like them). Those are removed at the
+  // same time, and an engine refuses (409) a volume a container still uses: retry until they are gone.
   unregister = registerCleanup(async () => {
-    for (const n of names)
-      await docker
-        .getVolume(n)
-        .remove({ force: true } as object)
-        .catch(() => {});
+    for (const n of names) await removeVolumeOnceFree(docker, n);
   });
   try {
     const vols = opts.volumes.map((v, i) => ({ ...v, volume: `${opts.name}-v${i}` }));

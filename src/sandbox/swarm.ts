@@ -222,6 +222,9 @@ class SwarmBackend implements SandboxBackend {
     let service: Docker.Service | null = null;
     const unregister = registerCleanup(async () => {
       if (service) await service.remove().catch(() => {});
+      // The overlay network outlives the service's task for a moment; it goes once the task container has.
+      if (service) await this.taskContainersGone(service.id).catch(() => {});
+      if (network) await network.remove().catch(() => {});
     });
     try {
       network = await this.docker.createNetwork({

@@ -24,7 +24,14 @@ describe.skipIf(!engine)(engine ? 'archive transfer' : 'archive transfer — ski
     await ensureRuntimeImage();
   }, 120_000);
 
-  sandboxBehaviours(containerBehaviours(() => archive, 'archive'));
+  // Leftovers here are containers and the run's staging volumes: an interrupted run must remove both.
+  sandboxBehaviours(
+    containerBehaviours(
+      () => archive,
+      'archive',
+      async (id) => [...(await dockerPs(id)), ...(await dockerVolumes(id))],
+    ),
+  );
 
   test('no volume, helper or container is left after a run, and outputs keep their tree', async () => {
     const s = await scratch('archive-left');

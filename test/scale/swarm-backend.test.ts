@@ -40,7 +40,9 @@ async function leftovers(id: string): Promise<string[]> {
   const services = await execFileP('docker', ['service', 'ls', '-q', '--filter', `label=heldout.run=${id}`]).catch(
     () => ({ stdout: '' }),
   );
-  return [...ps.stdout.split('\n'), ...services.stdout.split('\n')].filter(Boolean);
+  const networks = await execFileP('docker', ['network', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
+  const volumes = await execFileP('docker', ['volume', 'ls', '-q', '--filter', `label=heldout.run=${id}`]);
+  return [ps, services, networks, volumes].flatMap((r) => r.stdout.split('\n')).filter(Boolean);
 }
 
 describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: no docker engine answers', () => {
