@@ -3,9 +3,10 @@
  * case and after every case.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../report/index.js';
 import { DEFAULT_EXCLUDE, scanTree, type TreeEntry, type TreeScan } from './digest.js';
 
 export const FREEZE_POLICIES = ['final', 'last-accepted', 'best-dev'] as const;
@@ -153,10 +154,8 @@ export async function writeFreeze(options: WriteFreezeOptions): Promise<FreezeMa
     exclude,
     ...listing(scan.entries),
   };
-  if (options.out) {
-    await mkdir(dirname(resolve(options.out)), { recursive: true });
-    await writeFile(options.out, `${JSON.stringify(manifest, null, 2)}\n`);
-  }
+  // Atomic: an interrupted freeze leaves the previous manifest (or none), never half of one that refuses every run.
+  if (options.out) await writeFileAtomic(resolve(options.out), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
 }
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CaseRef, Commission, Split } from '../commission/index.js';
@@ -12,6 +12,7 @@ import {
   judgeConfigFromEnv,
   type PatchOutcome,
 } from '../grading/index.js';
+import { writeFileAtomic } from '../report/index.js';
 import {
   createLimiter,
   type Execution,
@@ -207,7 +208,8 @@ export class RunSession {
     rmSync(outputDir, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
     const finished = await this.runFresh(args, prepared, outputDir);
-    writeFileSync(record, JSON.stringify(finished));
+    // Atomic: --resume reads these records back after an interruption.
+    await writeFileAtomic(record, JSON.stringify(finished));
     return finished;
   }
 

@@ -158,7 +158,7 @@ export async function synthesizeTask(
     }
   }
   if (options.model) {
-    const rewritten = await llmAdversarialRewrite(options.model, evolved);
+    const rewritten = await llmAdversarialRewrite(options.model, domain, evolved);
     if (rewritten && (await validateTask(domain, rewritten, { verifier, skipRules: true })).ok) {
       evolved = rewritten;
       entry.llm.rewrite = true;

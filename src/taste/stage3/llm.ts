@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { Tau2Task, UserInstructions } from '../../domains/index.js';
+import { isWriteTool, type Tau2Domain, type Tau2Task, type UserInstructions } from '../../domains/index.js';
 import type { ModelConfig } from './hinted-verifier.js';
 
 /** Adversarial strategies of the evolution step (DESIGN §11), one chosen per write action. */
@@ -70,13 +70,12 @@ export async function llmScenario(config: ModelConfig, task: Tau2Task, policy: s
  */
 export async function llmAdversarialRewrite(
   config: ModelConfig,
+  domain: Tau2Domain,
   task: Tau2Task,
   retries = 3,
 ): Promise<Tau2Task | null> {
   const base = task.user_scenario.instructions as UserInstructions;
-  const writes = (task.evaluation_criteria?.actions ?? []).filter(
-    (a) => !/^(get|search|find|list|calculate)/.test(a.name),
-  );
+  const writes = (task.evaluation_criteria?.actions ?? []).filter((a) => isWriteTool(domain, a.name));
   const plan = writes.map((a, k) => `- ${a.name}: ${STRATEGIES[k % STRATEGIES.length]}`).join('\n');
   for (let attempt = 0; attempt <= retries; attempt++) {
     const lite = attempt > 0;

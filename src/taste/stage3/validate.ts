@@ -1,5 +1,6 @@
 import {
   type AgentFunction,
+  assistantGold,
   createEnvironment,
   type GoldAction,
   runEpisode,
@@ -26,13 +27,10 @@ export interface TaskValidation {
 /** A verifier runs after the deterministic steps; resolves to the reward reached (1 passes). */
 export type Verifier = (task: Tau2Task, domain: Tau2Domain) => Promise<{ reward: number; detail?: string }>;
 
-const goldActions = (task: Tau2Task): GoldAction[] =>
-  (task.evaluation_criteria?.actions ?? []).filter((a) => (a.requestor ?? 'assistant') === 'assistant');
-
 /** Required parameters absent, null or empty, per gold call. */
 export function missingArguments(domain: Tau2Domain, task: Tau2Task): string[] {
   const out: string[] = [];
-  goldActions(task).forEach((a, k) => {
+  assistantGold(task).forEach((a, k) => {
     const spec = domain.tools.find((t) => t.name === a.name);
     for (const r of (spec?.parameters?.required as string[] | undefined) ?? []) {
       const v = a.arguments?.[r];
@@ -88,7 +86,7 @@ function missingEntities(domainName: string, db: Record<string, any>, a: GoldAct
 
 /** An in-process agent that performs the gold calls in one turn, then tells every `communicate_info` string. */
 export function goldAgent(task: Tau2Task): AgentFunction {
-  const actions = goldActions(task);
+  const actions = assistantGold(task);
   const communicate = task.evaluation_criteria?.communicate_info ?? [];
   let pending = 0;
   let done = false;
@@ -131,7 +129,7 @@ export async function validateTask(
     passed,
     failed: { step, reason },
   });
-  const actions = goldActions(task);
+  const actions = assistantGold(task);
   if (!options.skipRules) {
     const missing = missingArguments(domain, task);
     if (missing.length) return fail('arguments', missing[0]);

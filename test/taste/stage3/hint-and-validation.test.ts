@@ -115,8 +115,12 @@ describe('LLM scenario and rewrite (stub model)', () => {
         task_instructions: 'be terse',
       });
       expect(t?.evaluation_criteria).toEqual(made.task.evaluation_criteria);
-      expect(await llmAdversarialRewrite(model, made.task, 1)).toBeNull();
+      expect(await llmAdversarialRewrite(model, d, made.task, 1)).toBeNull();
       expect(stub.requests.length).toBe(3);
+      // The adversarial plan names the write actions (by tool type), never a lookup.
+      const plan = JSON.stringify(stub.requests[1]);
+      expect(plan).toMatch(/- cancel_reservation: /);
+      expect(plan).not.toMatch(/- get_\w+: /);
     } finally {
       await stub.close();
     }
