@@ -19,6 +19,7 @@ export interface DeliveryRef {
 export interface GateThresholds {
   minResult?: number;
   minPassHatK?: number;
+  /** Needs both splits: an entry without a fidelity gap (no scored dev or held-out cases) fails it. */
   maxGap?: number;
 }
 
