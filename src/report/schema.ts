@@ -77,6 +77,12 @@ export const caseSummarySchema = caseSummarySchemaV1.extend({
    * evidence texts were cut to their bounds (the tail is kept, after a line saying how much was cut).
    */
   record: z.string().optional(),
+  /**
+   * v2, optional (issue 19): images that ran instead of the ones the commission names (an image map), on every row
+   * they affect, with what each ran for (the case, a service, a build): such a row is not comparable with a run in
+   * the original environment. The entry's `substitutedImages` is their union.
+   */
+  substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string(), for: z.string() })).optional(),
 });
 
 const shares = z.looseObject({

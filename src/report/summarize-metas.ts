@@ -50,6 +50,7 @@ export function summarizeMetas(
           `${caseOutputPath(first.commission.id, first.delivery.label, first.split, id, trial)}.meta.json`,
       }),
     );
+    markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(
     (a, b) =>
@@ -58,4 +59,21 @@ export function summarizeMetas(
       a.split.localeCompare(b.split),
   );
   return buildSummary({ ...options, run, commissions: entries });
+}
+
+/** Issue 19: each row whose case ran in substituted images says which (rows are unique by case and trial). */
+function markSubstitutions(entry: CommissionSummary, group: CaseMeta[]): void {
+  const byRow = new Map<string, NonNullable<CaseMeta['substitutedImages']>>();
+  for (const m of group) {
+    if (m.substitutedImages?.length) byRow.set(`${m.grade.id}\0${m.grade.trial}`, m.substitutedImages);
+  }
+  if (byRow.size === 0) return;
+  const union = new Map<string, { from: string; to: string }>();
+  for (const row of entry.cases) {
+    const s = byRow.get(`${row.id}\0${row.trial}`);
+    if (!s) continue;
+    row.substitutedImages = s.map((x) => ({ ...x }));
+    for (const x of s) union.set(`${x.from}\0${x.to}`, { from: x.from, to: x.to });
+  }
+  entry.substitutedImages = [...union.values()];
 }

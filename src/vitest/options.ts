@@ -16,6 +16,12 @@ export interface HeldoutOptions {
   /** Trials per case (default: the commission's). */
   trials?: number;
   sandbox?: SandboxKind;
+  /**
+   * Image map for machines without a registry: `{ "ubuntu:24.04": "heldout/runtime:1" }` runs the second wherever a
+   * commission names the first (or builds on it, skipping the build), over each commission's own `images`; the
+   * report names every substitution on the rows it affects.
+   */
+  images?: Record<string, string>;
   gate?: GateThresholds;
   /** Report directory (default `reports/<run-id>`). */
   out?: string;

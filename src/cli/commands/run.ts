@@ -3,7 +3,7 @@ import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } fro
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { runHeldout } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
-import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, numberOption, optionalInteger, stringOption } from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
 const GATE_OPTIONS = ['min-result', 'min-pass-hat-k', 'max-gap'];
@@ -21,6 +21,9 @@ Options:
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
+  --image-map <from=to>     run image <to> wherever a commission names <from> (or builds on it: the build is
+                            skipped); repeatable, over the commission's own \`images\`; the report names each
+                            substitution on every row it affects
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores)
   --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
@@ -54,11 +57,12 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       'no-regression-vs',
       ...GATE_OPTIONS,
     ],
-    strings: ['reporter'],
+    strings: ['reporter', 'image-map'],
     boolean: ['resume', 'no-judge-cache', 'silent'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
+    const images = imageMapOption(values);
     const delivery = stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
@@ -106,6 +110,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
         split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
         trials: optionalInteger(values, 'trials', 1),
         sandbox,
+        images,
         out: stringOption(values, 'out'),
         concurrency: optionalInteger(values, 'concurrency', 1),
         freeze: stringOption(values, 'freeze'),
