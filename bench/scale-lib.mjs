@@ -109,11 +109,13 @@ function cmdline(pid) {
 
 /**
  * Samples the memory of a process and its descendants every `everyMs`: per process its peak RSS (the kernel's
- * VmHWM, read while it lives) and command, and the peak of the tree's summed RSS at one moment.
+ * VmHWM, read while it lives) and command, the peak of the tree's summed RSS at one moment, and the same peak over
+ * the processes `own(pid, cmd)` accepts (heldout's, where the tree also holds what the sandbox runs).
  */
-export function sampleTree(rootPid, everyMs = 500) {
+export function sampleTree(rootPid, own = () => true, everyMs = 500) {
   const procs = new Map();
   let peakTotalKb = 0;
+  let peakOwnKb = 0;
   const tick = () => {
     const table = processTable();
     const tree = new Set([rootPid]);
@@ -128,16 +130,23 @@ export function sampleTree(rootPid, everyMs = 500) {
       }
     }
     let total = 0;
+    let ownTotal = 0;
     for (const pid of tree) {
       const rss = statusKb(pid, 'VmRSS');
       const hwm = statusKb(pid, 'VmHWM');
       if (!rss && !hwm) continue;
       total += rss;
-      const p = procs.get(pid) ?? { pid, cmd: cmdline(pid).slice(0, 160), peakKb: 0 };
+      let p = procs.get(pid);
+      if (!p) {
+        const cmd = cmdline(pid);
+        p = { pid, cmd: cmd.slice(0, 160), own: own(pid, cmd), peakKb: 0 };
+      }
+      if (p.own) ownTotal += rss;
       p.peakKb = Math.max(p.peakKb, hwm, rss);
       procs.set(pid, p);
     }
     peakTotalKb = Math.max(peakTotalKb, total);
+    peakOwnKb = Math.max(peakOwnKb, ownTotal);
   };
   tick();
   const timer = setInterval(tick, everyMs);
@@ -145,7 +154,7 @@ export function sampleTree(rootPid, everyMs = 500) {
     rootPid,
     stop() {
       clearInterval(timer);
-      return { peakTotalKb, processes: [...procs.values()] };
+      return { peakTotalKb, peakOwnKb, processes: [...procs.values()] };
     },
   };
 }

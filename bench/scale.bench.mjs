@@ -93,6 +93,7 @@ const containersOf = (runId) =>
 const work = mkdtempSync(join(os.tmpdir(), 'heldout-bench-scale-'));
 const stub = await startStub(work);
 const load = () => os.loadavg().map((x) => round(x, 2));
+const VITEST_WORKER = /vitest\/dist\/workers\//;
 
 /** One `heldout run` of `executions` case × trial executions at `concurrency`; everything measured about it. */
 async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
@@ -126,7 +127,9 @@ async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
       cwd: root,
       env: childEnv(stub, runId),
       onSpawn: (child) => {
-        sampler = sampleTree(child.pid);
+        // heldout's own processes: the CLI and Vitest's workers (the forks pool); not the gateway relays and case
+        // processes the process backend starts beside them, which a container holds on docker.
+        sampler = sampleTree(child.pid, (pid, cmd) => pid === child.pid || VITEST_WORKER.test(cmd));
       },
       onOutput: (text) => {
         const m = text.match(/heldout: \d+\/\d+ cases[^\n]*/g);
@@ -150,9 +153,8 @@ async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
   }
   const entry = summary.commissions[0];
   const graded = entry.cases.filter((c) => c.status === 'graded').length;
-  // The main process is the CLI itself; Vitest's workers are its node children (the forks pool).
   const main = mem.processes.find((p) => p.pid === sampler.rootPid) ?? mem.processes[0];
-  const workers = mem.processes.filter((p) => p !== main && /node/.test(p.cmd));
+  const workers = mem.processes.filter((p) => p !== main && p.own);
   const htmlDir = join(out, 'index.files');
   return {
     tag,
@@ -164,7 +166,8 @@ async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
     modelCalls: entry.cases.reduce((n, c) => n + c.modelCalls, 0),
     wallMs,
     idealMs: (cases * TRIALS * SLEEP * 1000) / concurrency,
-    peakTreeMb: mem.peakTotalKb / 1024,
+    peakTreeMb: mem.peakOwnKb / 1024,
+    peakWholeTreeMb: mem.peakTotalKb / 1024,
     mainPeakMb: main.peakKb / 1024,
     workerPeakMb: workers.map((w) => w.peakKb / 1024),
     processes: mem.processes.map((p) => ({ cmd: p.cmd, peakMb: round(p.peakKb / 1024, 1) })),
@@ -320,6 +323,18 @@ for (const r of runs) {
       ...(big ? { goal: { on: 'median', op: '<=', value: 1024 } } : {}),
       digits: 0,
     }),
+    ...(SANDBOX === 'docker'
+      ? []
+      : [
+          one(
+            `peak RSS of the whole tree (with the sandbox's relays and case processes), ${at}`,
+            'MB',
+            r.peakWholeTreeMb,
+            {
+              digits: 0,
+            },
+          ),
+        ]),
     one(`peak RSS, main process, ${at}`, 'MB', r.mainPeakMb, { digits: 0 }),
     one(`peak RSS, largest Vitest worker (${r.workerPeakMb.length}), ${at}`, 'MB', Math.max(0, ...r.workerPeakMb), {
       digits: 0,
