@@ -99,6 +99,18 @@ function statusKb(pid, field) {
   }
 }
 
+/** User + system CPU seconds a process has used so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the command name.
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function cmdline(pid) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
@@ -110,7 +122,8 @@ function cmdline(pid) {
 /**
  * Samples the memory of a process and its descendants every `everyMs`: per process its peak RSS (the kernel's
  * VmHWM, read while it lives) and command, the peak of the tree's summed RSS at one moment, and the same peak over
- * the processes `own(pid, cmd)` accepts (heldout's, where the tree also holds what the sandbox runs).
+ * the processes `own(pid, cmd)` accepts (heldout's, where the tree also holds what the sandbox runs), with their CPU
+ * seconds: unlike wall time, a figure the machine's load does not inflate.
  */
 export function sampleTree(rootPid, own = () => true, everyMs = 500) {
   const procs = new Map();
@@ -143,6 +156,7 @@ export function sampleTree(rootPid, own = () => true, everyMs = 500) {
       }
       if (p.own) ownTotal += rss;
       p.peakKb = Math.max(p.peakKb, hwm, rss);
+      p.cpuS = cpuSeconds(pid) ?? p.cpuS ?? 0;
       procs.set(pid, p);
     }
     peakTotalKb = Math.max(peakTotalKb, total);
@@ -154,7 +168,10 @@ export function sampleTree(rootPid, own = () => true, everyMs = 500) {
     rootPid,
     stop() {
       clearInterval(timer);
-      return { peakTotalKb, peakOwnKb, processes: [...procs.values()] };
+      const all = [...procs.values()];
+      // CPU as last sampled: a lower bound by up to one interval of each process's end.
+      const ownCpuS = all.filter((p) => p.own).reduce((n, p) => n + p.cpuS, 0);
+      return { peakTotalKb, peakOwnKb, ownCpuS, processes: all };
     },
   };
 }

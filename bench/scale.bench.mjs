@@ -168,9 +168,10 @@ async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
     idealMs: (cases * TRIALS * SLEEP * 1000) / concurrency,
     peakTreeMb: mem.peakOwnKb / 1024,
     peakWholeTreeMb: mem.peakTotalKb / 1024,
+    ownCpuS: mem.ownCpuS,
     mainPeakMb: main.peakKb / 1024,
     workerPeakMb: workers.map((w) => w.peakKb / 1024),
-    processes: mem.processes.map((p) => ({ cmd: p.cmd, peakMb: round(p.peakKb / 1024, 1) })),
+    processes: mem.processes.map((p) => ({ cmd: p.cmd, peakMb: round(p.peakKb / 1024, 1), cpuS: p.cpuS })),
     bytes: {
       summary: bytesOf(summaryFile),
       html: bytesOf(join(out, 'index.html')),
@@ -335,6 +336,9 @@ for (const r of runs) {
             },
           ),
         ]),
+    one(`CPU time of heldout (main + workers) per execution, ${at}`, 'ms', (r.ownCpuS * 1000) / r.executions, {
+      digits: 0,
+    }),
     one(`peak RSS, main process, ${at}`, 'MB', r.mainPeakMb, { digits: 0 }),
     one(`peak RSS, largest Vitest worker (${r.workerPeakMb.length}), ${at}`, 'MB', Math.max(0, ...r.workerPeakMb), {
       digits: 0,
@@ -445,6 +449,7 @@ if (runs.length >= 2) {
     grow('wall', 's', (r) => r.wallMs / 1000, true),
     grow("heldout's own time (wall − ideal)", 's', (r) => Math.max(0, r.wallMs - r.idealMs) / 1000, false),
     grow('peak RSS of heldout', 'MB', (r) => r.peakTreeMb, true),
+    grow('CPU time of heldout', 's', (r) => r.ownCpuS, false),
     grow('summary.json', 'KB', (r) => r.bytes.summary / 1024, false),
     grow('index.html', 'KB', (r) => r.bytes.html / 1024, false),
     grow('cases/', 'KB', (r) => r.bytes.cases / 1024, false),
