@@ -16,7 +16,7 @@
 // HELDOUT_BENCH_SCALE_SLEEP (1 s), HELDOUT_BENCH_SCALE_CONCURRENCY (8), HELDOUT_BENCH_SCALE_CEILING (executions at
 // concurrency 32, 1000; 0 skips), HELDOUT_BENCH_SCALE_REPORT_RUNS (3), HELDOUT_BENCH_SCALE_KEEP=1 keeps the runs.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -47,6 +47,7 @@ const config = {
   concurrency: CONC,
   ceiling: CEILING,
   sandbox: SANDBOX,
+  engineGate: 'private to each run, cap = its concurrency',
 };
 
 const sandbox = await import(pathToFileURL(join(dist, 'sandbox/index.js')).href);
@@ -68,12 +69,20 @@ async function startStub(work) {
   return startStubServer({ script: [{ content: 'Paris.', usage: { prompt_tokens: 12, completion_tokens: 3 } }] });
 }
 
-/** The environment of a child heldout run: none of a surrounding Vitest's, the runtime model pointed at the stub. */
-function childEnv(stub, runId) {
+/**
+ * The environment of a child heldout run: none of a surrounding Vitest's, the runtime model pointed at the stub, and
+ * an engine gate of its own sized to the concurrency. The gate's default cap is 2 × the engine's CPUs over every
+ * heldout process of the machine (4 here, shared with whatever else runs), which would make "concurrency 8" mean 4
+ * and measure the neighbours; a private TMPDIR holds the run's slot files (and its staging) apart.
+ */
+function childEnv(stub, runId, concurrency, tmp) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(VITEST|TEST$|NODE_OPTIONS|TINYPOOL)/.test(k)) env[k] = v;
+  mkdirSync(tmp, { recursive: true });
   return {
     ...env,
+    TMPDIR: tmp,
+    HELDOUT_MAX_SANDBOXES: String(concurrency),
     CI: 'true',
     FORCE_COLOR: '0',
     OPENAI_BASE_URL: '',
@@ -125,7 +134,7 @@ async function heldoutRun(executions, concurrency, tag, backend = SANDBOX) {
     ],
     {
       cwd: root,
-      env: childEnv(stub, runId),
+      env: childEnv(stub, runId, concurrency, join(root, 'tmp')),
       onSpawn: (child) => {
         // heldout's own processes: the CLI and Vitest's workers (the forks pool); not the gateway relays and case
         // processes the process backend starts beside them, which a container holds on docker.
