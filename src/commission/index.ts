@@ -1,3 +1,6 @@
+export { caseServices, serviceFileSource } from './case-environment.js';
+export { zodProblems } from './documents.js';
+export * from './environment-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,
@@ -11,6 +14,5 @@ export {
   problemFile,
   type Requirement,
   type Split,
-  zodProblems,
 } from './load.js';
 export * from './schema.js';

@@ -1,9 +1,11 @@
 import path from 'node:path';
-import type { ZodError, z } from 'zod';
-import { parseYaml } from './documents.js';
+import type { z } from 'zod';
+import { type Base, baseOf, buildProblems, serviceProblems } from './case-environment.js';
+import { parseYaml, zodProblems } from './documents.js';
+import type { Service } from './environment-schema.js';
 import { importTypeScript } from './import-ts.js';
-import { type Entry, entryAt, listDir, readEntry, realDir } from './package-files.js';
-import { notFile, readCases } from './read-cases.js';
+import { type Entry, entryAt, listDir, notFile, readEntry, realDir } from './package-files.js';
+import { readCases } from './read-cases.js';
 import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema } from './schema.js';
 
 /** One problem of a package, printed as `file: path.to.field: message`. */
@@ -45,6 +47,8 @@ export interface CaseRef {
   inputPath: string;
   assetsDir: string | null;
   truth: Record<string, unknown> | null;
+  /** The case's own services, from its `case.yaml` (issue 19); the commission's apply as well. */
+  services?: Service[];
 }
 
 export interface Requirement {
@@ -245,6 +249,7 @@ async function loadFrom(pkg: PackageFiles, options: LoadOptions): Promise<Commis
   else if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
     pkg.problem(starterName, `missing: a ${config.family} commission starts from ${starterName}/`);
   }
+  if (config) environmentProblems(pkg, config, [...devCases, ...heldoutCases], configFile, rel);
   const checksDir = pkg.directory('checks') ? path.join(dir, 'checks') : null;
   if (rubric) checkFunctionModules(pkg, rubric, checksDir, rubricFile);
 
@@ -263,17 +268,6 @@ function validate<S extends z.ZodType>(
   if (r.success) return r.data;
   problems.push(...zodProblems(r.error, file, prefix));
   return undefined;
-}
-
-export function zodProblems(error: ZodError, file: string, prefix: (string | number)[] = []): Problem[] {
-  return error.issues.flatMap((issue) => {
-    const at = [...prefix, ...issue.path].map(String);
-    // Zod reports unknown keys on the parent object; name each key itself, as a reader looks for the field.
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ file, path: [...at, key].join('.'), message: 'unknown field' }));
-    }
-    return [{ file, path: at.join('.'), message: issue.message }];
-  });
 }
 
 function readRequirement(pkg: PackageFiles): Requirement | undefined {
@@ -295,6 +289,34 @@ function readRequirement(pkg: PackageFiles): Requirement | undefined {
     out[key] = text;
   }
   return Object.keys(out).length === 4 ? (out as Requirement) : undefined;
+}
+
+/**
+ * Issue 19: the build context of `sandbox.build`, and each case's service files and build contexts, by the same
+ * rules as every other file of the package (inside it, or inside the case directory a case.yaml's paths start from).
+ */
+function environmentProblems(
+  pkg: PackageFiles,
+  config: CommissionConfig,
+  cases: CaseRef[],
+  configFile: string,
+  rel: (p: string) => string,
+): void {
+  const root: Base = { dir: pkg.dir, real: pkg.real, name: 'the package' };
+  if (config.sandbox.build)
+    pkg.problems.push(...buildProblems(config.sandbox.build, root, configFile, 'sandbox.build'));
+  for (const c of cases) {
+    const caseBase = baseOf(c.dir, 'its case directory');
+    if (!caseBase) continue;
+    const own = c.services ?? [];
+    const names = new Set(own.map((s) => s.name));
+    const inherited = config.services.filter((s) => !names.has(s.name));
+    const where = (s: Service) =>
+      own.includes(s)
+        ? { file: rel(path.join(c.dir, 'case.yaml')), at: `services.${own.indexOf(s)}`, base: caseBase }
+        : { file: configFile, at: `services.${config.services.indexOf(s)}`, base: root };
+    pkg.problems.push(...serviceProblems([...inherited, ...own], { id: c.id, base: caseBase }, root, where, rel));
+  }
 }
 
 /** Every `function` check of the rubric (dimension items, outcome and safety conditions, ceiling exceptions). */

@@ -27,6 +27,15 @@ export type Entry =
   | { kind: 'missing' }
   | { kind: 'refused'; reason: string };
 
+/**
+ * Whether a path a package names (an artifact, a check's file or module, the patch, the starter, a service's file,
+ * a build context) stays inside the directory it is resolved in: relative, no `..` segment, no NUL byte.
+ */
+export function isInsidePath(p: string): boolean {
+  if (p.includes('\0') || /^([/\\]|[A-Za-z]:)/.test(p)) return false;
+  return !p.split(/[/\\]/).includes('..');
+}
+
 /** Whether `p` is `root` or below it (both real paths). */
 export function within(root: string, p: string): boolean {
   return p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
@@ -107,6 +116,49 @@ export function listDir(e: Extract<Entry, { kind: 'dir' }>): { names: string[] }
   } catch (err) {
     return { reason: ioReason(err, 'cannot be listed') };
   }
+}
+
+/** Why an entry that should be a regular file is not one. */
+export function notFile(e: Exclude<Entry, { kind: 'file' }>): string {
+  if (e.kind === 'dir') return 'must be a regular file, not a directory';
+  if (e.kind === 'missing') return 'missing';
+  return e.reason;
+}
+
+/** Entries one walked directory (a case's `assets/`, a service's files) may hold; past it, it is refused. */
+export const MAX_TREE_ENTRIES = 100_000;
+
+/**
+ * Every entry under directory `shown` (real path `real`) that is not a regular file or directory inside it, each
+ * real directory walked once so a link back up cannot loop it; empty when the tree may be used. Never throws.
+ */
+export function treeRefusals(shown: string, real: string, rootName: string): { path: string; reason: string }[] {
+  const out: { path: string; reason: string }[] = [];
+  const seen = new Set<string>([real]);
+  const todo: { shown: string; e: Extract<Entry, { kind: 'dir' }> }[] = [{ shown, e: { kind: 'dir', real } }];
+  let entries = 0;
+  while (todo.length > 0) {
+    const d = todo.pop()!;
+    const listed = listDir(d.e);
+    if ('reason' in listed) {
+      out.push({ path: d.shown, reason: listed.reason });
+      continue;
+    }
+    for (const name of listed.names) {
+      if (++entries > MAX_TREE_ENTRIES) {
+        out.push({ path: shown, reason: `holds more than ${MAX_TREE_ENTRIES} entries` });
+        return out;
+      }
+      const child = path.join(d.shown, name);
+      const c = entryAt(real, child, rootName);
+      if (c.kind === 'refused') out.push({ path: child, reason: c.reason });
+      else if (c.kind === 'dir' && !seen.has(c.real)) {
+        seen.add(c.real);
+        todo.push({ shown: child, e: c });
+      }
+    }
+  }
+  return out;
 }
 
 /** `→ <target>` when `abs` is a symbolic link (a dangling one, here), else null. */

@@ -4,13 +4,12 @@
  * `truth.json` inside the package; FIFOs, devices, dangling links and loops are refused, never opened.
  */
 import path from 'node:path';
-import { parseJson } from './documents.js';
+import { caseServicesOf } from './case-environment.js';
+import { parseJson, parseYaml } from './documents.js';
+import type { Service } from './environment-schema.js';
 import type { CaseRef, Problem, Split } from './load.js';
-import { type Entry, entryAt, listDir, readEntry } from './package-files.js';
+import { entryAt, listDir, notFile, readEntry, treeRefusals } from './package-files.js';
 import { truthSchema } from './schema.js';
-
-/** Entries one case's `assets/` may hold; past it the case is refused rather than walked on. */
-export const MAX_ASSET_ENTRIES = 100_000;
 
 const CASE_DIR = 'its case directory';
 
@@ -78,27 +77,34 @@ function readCase(
   const assets = entryAt(caseReal, assetsPath, CASE_DIR);
   let assetsDir: string | null = null;
   if (assets.kind === 'dir') {
-    if (assetsSafe(src, assetsPath, assets.real, problems)) assetsDir = assetsPath;
+    const refused = treeRefusals(assetsPath, assets.real, 'the assets directory');
+    for (const r of refused) problems.push({ file: src.rel(r.path), path: '', message: r.reason });
+    if (refused.length === 0) assetsDir = assetsPath;
   } else if (assets.kind !== 'missing') {
     problem(assetsPath, assets.kind === 'file' ? 'must be a directory' : assets.reason);
   }
-  return { id, split: src.split, dir: caseDir, inputPath, assetsDir, truth };
+  const services = readCaseYaml(src, path.join(caseDir, 'case.yaml'), problems);
+  return { id, split: src.split, dir: caseDir, inputPath, assetsDir, truth, services };
+}
+
+/** The case's own services from its `case.yaml` (evaluator-owned, never staged; inside the root like truth.json). */
+function readCaseYaml(src: SplitSource, file: string, problems: Problem[]): Service[] {
+  const problem = (message: string, at = '') => problems.push({ file: src.rel(file), path: at, message });
+  const text = textInRoot(src, file, problem);
+  if (text === undefined) return [];
+  const parsed = parseYaml(text);
+  if ('problems' in parsed) {
+    for (const p of parsed.problems) problem(p.message, p.path);
+    return [];
+  }
+  return caseServicesOf(parsed.value, src.rel(file), problems);
 }
 
 function readTruth(src: SplitSource, truthPath: string, problems: Problem[]): Record<string, unknown> | null {
   const problem = (message: string, at = '') => problems.push({ file: src.rel(truthPath), path: at, message });
-  const e = entryAt(src.root, truthPath, src.rootName);
-  if (e.kind === 'missing') return null;
-  if (e.kind !== 'file') {
-    problem(notFile(e));
-    return null;
-  }
-  const read = readEntry(e);
-  if ('reason' in read) {
-    problem(read.reason);
-    return null;
-  }
-  const parsed = parseJson(read.text);
+  const text = textInRoot(src, truthPath, problem);
+  if (text === undefined) return null;
+  const parsed = parseJson(text);
   if ('problems' in parsed) {
     for (const p of parsed.problems) problem(p.message, p.path);
     return null;
@@ -109,44 +115,18 @@ function readTruth(src: SplitSource, truthPath: string, problems: Problem[]): Re
   return null;
 }
 
-/**
- * Walks `assets/` (each real directory once, so a link back up cannot loop it): every entry must be a regular
- * file or directory inside it. False, with the problems, when the case must not run with them.
- */
-function assetsSafe(src: SplitSource, assetsPath: string, assetsReal: string, problems: Problem[]): boolean {
-  const before = problems.length;
-  const seen = new Set<string>([assetsReal]);
-  const todo: { shown: string; e: Extract<Entry, { kind: 'dir' }> }[] = [
-    { shown: assetsPath, e: { kind: 'dir', real: assetsReal } },
-  ];
-  let entries = 0;
-  while (todo.length > 0) {
-    const { shown, e } = todo.pop()!;
-    const listed = listDir(e);
-    if ('reason' in listed) {
-      problems.push({ file: src.rel(shown), path: '', message: listed.reason });
-      continue;
-    }
-    for (const name of listed.names) {
-      if (++entries > MAX_ASSET_ENTRIES) {
-        problems.push({ file: src.rel(assetsPath), path: '', message: `holds more than ${MAX_ASSET_ENTRIES} entries` });
-        return false;
-      }
-      const child = path.join(shown, name);
-      const c = entryAt(assetsReal, child, 'the assets directory');
-      if (c.kind === 'refused') problems.push({ file: src.rel(child), path: '', message: c.reason });
-      else if (c.kind === 'dir' && !seen.has(c.real)) {
-        seen.add(c.real);
-        todo.push({ shown: child, e: c });
-      }
-    }
+/** The text of a regular file inside the split's root; undefined when missing or refused (then a problem). */
+function textInRoot(src: SplitSource, file: string, problem: (message: string) => void): string | undefined {
+  const e = entryAt(src.root, file, src.rootName);
+  if (e.kind === 'missing') return undefined;
+  if (e.kind !== 'file') {
+    problem(notFile(e));
+    return undefined;
   }
-  return problems.length === before;
-}
-
-/** Why an entry that should be a regular file is not one. */
-export function notFile(e: Exclude<Entry, { kind: 'file' }>): string {
-  if (e.kind === 'dir') return 'must be a regular file, not a directory';
-  if (e.kind === 'missing') return 'missing';
-  return e.reason;
+  const read = readEntry(e);
+  if ('reason' in read) {
+    problem(read.reason);
+    return undefined;
+  }
+  return read.text;
 }

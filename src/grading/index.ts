@@ -74,4 +74,5 @@ export {
   providerFaults,
 } from './provider-faults.js';
 export { ceilingRecords, type ScoreCaseInput, type ScoreCaseOutput, scoreCase } from './score-case.js';
+export { failedTestsSentence, parseTestOutput, type TestRunReport } from './test-report.js';
 export * from './types.js';

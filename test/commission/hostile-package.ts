@@ -39,11 +39,17 @@ export const BASE_PATHS = [
   'cases/heldout/h1',
   'cases/heldout/h1/input.md',
   'cases/heldout/h1/truth.json',
+  'cases/heldout/h1/case.yaml',
+  'cases/heldout/h1/fixture',
+  'cases/heldout/h1/fixture/rows.json',
   'checks',
   'checks/score.ts',
+  'services',
+  'services/api.mjs',
 ] as const;
-const FILES = BASE_PATHS.filter((p) => /\.(yaml|md|json|txt|ts)$/.test(p));
-const DOCS = ['commission.yaml', 'rubric.yaml', 'cases/dev/d1/truth.json', 'cases/heldout/h1/truth.json'] as const;
+const FILES = BASE_PATHS.filter((p) => /\.(yaml|md|json|txt|ts|mjs)$/.test(p));
+const YAMLS = ['commission.yaml', 'rubric.yaml', 'cases/heldout/h1/case.yaml'] as const;
+const DOCS = [...YAMLS, 'cases/dev/d1/truth.json', 'cases/heldout/h1/truth.json'] as const;
 
 function baseCommission() {
   return {
@@ -53,6 +59,8 @@ function baseCommission() {
     entry: 'python3 run.py --input {input} --output {output}',
     budgets: { wallSeconds: 30, memoryMb: 256 },
     artifacts: [{ path: 'out.json', format: 'json', schema: { type: 'object', required: ['answer'] } }],
+    // Issue 19's services: a file of the package every case mounts (a case's own, in h1's case.yaml).
+    services: [{ name: 'api', image: 'heldout/runtime:1', files: { '{commission}/services/api.mjs': '/srv/api.mjs' } }],
   } as Record<string, any>;
 }
 
@@ -94,6 +102,12 @@ const PATH_FIELDS = [
     file: 'rubric.yaml',
     field: 'outcomes.0.when.file',
     set: (_c: any, r: any, v: string) => (r.outcomes[0].when.file = v),
+  },
+  {
+    file: 'commission.yaml',
+    // the source is the key: the field is named by it
+    field: (v: string) => `services.0.files.${v}`,
+    set: (c: any, _r: any, v: string) => (c.services[0].files = { [v]: '/srv/x' }),
   },
 ] as const;
 
@@ -142,7 +156,7 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('link' as const), path: fc.constantFrom(...BASE_PATHS), to: TARGETS }),
   fc.record({
     kind: fc.constant('alias' as const),
-    file: fc.constantFrom('commission.yaml', 'rubric.yaml'),
+    file: fc.constantFrom(...YAMLS),
     how: fc.constantFrom('unresolved', 'bomb', 'self', 'insert' as const),
     at: fc.nat(),
   }),
@@ -171,7 +185,7 @@ export function hostilePackage(mutations: Mutation[]): {
     if (m.kind !== 'dotdot') continue;
     const f = PATH_FIELDS[m.at]!;
     f.set(commission, rubric, m.value);
-    dotdotFields.push({ file: f.file, field: f.field });
+    dotdotFields.push({ file: f.file, field: typeof f.field === 'string' ? f.field : f.field(m.value) });
   }
   writeFileSync(path.join(dir, 'commission.yaml'), stringify(commission));
   writeFileSync(path.join(dir, 'rubric.yaml'), stringify(rubric));
@@ -194,6 +208,14 @@ export function hostilePackage(mutations: Mutation[]): {
   }
   mkdirSync(path.join(dir, 'cases/dev/d1/assets'));
   writeFileSync(path.join(dir, 'cases/dev/d1/assets/data.txt'), 'a,b\n1,2\n');
+  writeFileSync(
+    path.join(dir, 'cases/heldout/h1/case.yaml'),
+    stringify({ services: [{ name: 'db', image: 'heldout/runtime:1', files: { fixture: '/data' } }] }),
+  );
+  mkdirSync(path.join(dir, 'cases/heldout/h1/fixture'));
+  writeFileSync(path.join(dir, 'cases/heldout/h1/fixture/rows.json'), '[]\n');
+  mkdirSync(path.join(dir, 'services'));
+  writeFileSync(path.join(dir, 'services/api.mjs'), '// the fixture api\n');
   mkdirSync(path.join(dir, 'checks'));
   writeFileSync(path.join(dir, 'checks/score.ts'), 'export default () => ({ score: 1, evidence: "ok" });\n');
   for (const m of mutations) {

@@ -37,3 +37,18 @@ export function runtimeStubEnv(baseURL: string): NodeJS.ProcessEnv {
     HELDOUT_RUNTIME_API_KEY: 'sk-runtime-real-key',
   };
 }
+
+/** `heldout run tasks/log-triage` on one of its example deliveries in the process sandbox, into `out`. */
+export function runLogTriage(delivery: string, out: string, extra: string[] = []) {
+  return heldout([
+    'run',
+    'tasks/log-triage',
+    '--delivery',
+    `fixtures/deliveries/log-triage-${delivery}`,
+    '--sandbox',
+    'process',
+    '--out',
+    out,
+    ...extra,
+  ]);
+}
