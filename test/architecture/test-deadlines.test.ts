@@ -24,6 +24,8 @@ const FIXED = [
   { what: 'a per-test or per-hook timeout argument', re: /^\s*\}\s*,\s*[1-9][\d_]*\s*\)\s*;?\s*$/ },
   { what: 'a timeout option on a test or suite', re: /\b(test|it|describe)\b[\w.]*\(.*\{\s*timeout:\s*[1-9]/ },
   { what: 'an engine ping with a fixed deadline', re: /\bengineAnswers\(\s*[1-9]/ },
+  { what: 'a timeout option kept for tests', re: /\b(const|let)\s+\w+\s*=\s*\{\s*timeout:\s*[1-9]/ },
+  { what: 'a deadline of a fixed number of ms from now', re: /Date\.now\(\)\s*\+\s*[1-9][\d_]*\s*[;,)]/ },
 ];
 
 describe('test deadlines', () => {

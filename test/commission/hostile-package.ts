@@ -181,11 +181,13 @@ export function hostilePackage(mutations: Mutation[]): {
   const commission = baseCommission();
   const rubric = baseRubric();
   const dotdotFields: { file: string; field: string }[] = [];
-  for (const m of mutations) {
-    if (m.kind !== 'dotdot') continue;
-    const f = PATH_FIELDS[m.at]!;
-    f.set(commission, rubric, m.value);
-    dotdotFields.push({ file: f.file, field: typeof f.field === 'string' ? f.field : f.field(m.value) });
+  // The last value set to a field is the one written (a service's source is its key: an earlier one is gone).
+  const lastValue = new Map<number, string>();
+  for (const m of mutations) if (m.kind === 'dotdot') lastValue.set(m.at, m.value);
+  for (const [at, value] of lastValue) {
+    const f = PATH_FIELDS[at]!;
+    f.set(commission, rubric, value);
+    dotdotFields.push({ file: f.file, field: typeof f.field === 'string' ? f.field : f.field(value) });
   }
   writeFileSync(path.join(dir, 'commission.yaml'), stringify(commission));
   writeFileSync(path.join(dir, 'rubric.yaml'), stringify(rubric));
@@ -348,6 +350,7 @@ function apply(dir: string, m: Mutation): void {
 export function mustRefuse(dir: string): string | null {
   const root = realpathSync(dir);
   for (const rel of BASE_PATHS) {
+    if (!referenced(dir, rel)) continue;
     const parts = rel.split('/');
     let reachable = true;
     for (let i = 1; i < parts.length && reachable; i++) {
@@ -370,6 +373,24 @@ export function mustRefuse(dir: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Paths read only because a document names them (a service's files): read when the naming document, a regular file,
+ * still holds the name. (Damage that keeps the name but drops its use also makes the document invalid.)
+ */
+const NAMED_BY: Record<string, { doc: string; name: string }> = {
+  services: { doc: 'commission.yaml', name: '{commission}/services/api.mjs' },
+  'services/api.mjs': { doc: 'commission.yaml', name: '{commission}/services/api.mjs' },
+  'cases/heldout/h1/fixture': { doc: 'cases/heldout/h1/case.yaml', name: 'fixture' },
+  'cases/heldout/h1/fixture/rows.json': { doc: 'cases/heldout/h1/case.yaml', name: 'fixture' },
+};
+
+function referenced(dir: string, rel: string): boolean {
+  const by = NAMED_BY[rel];
+  if (!by) return true;
+  const doc = regular(dir, by.doc);
+  return doc !== null && readFileSync(doc, 'utf8').includes(by.name);
 }
 
 function lstatOrNull(p: string) {
