@@ -40,6 +40,8 @@ export {
   type Random,
   type ScenarioNotes,
   type Synthesis,
+  spoken,
+  type TaskCriteria,
   Unfit,
   type Walk,
   type WalkContext,

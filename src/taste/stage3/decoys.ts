@@ -50,7 +50,7 @@ function goldStrings(task: Tau2Task): Set<string> {
  */
 export function addDecoys(domain: Tau2Domain, task: Tau2Task, seed: number | string = 0, max = 2): DecoyResult {
   const synthesis = findKit(domain.name)?.synthesis;
-  if (!synthesis) return { task, decoys: [] };
+  if (!synthesis?.decoys) return { task, decoys: [] };
   const { entity, decoys: maker } = synthesis;
   const base = initialDb(domain);
   const records: Record<string, Owned> = base[entity.table];
@@ -115,7 +115,8 @@ export function decoysPreserveGold(
   evolved: Tau2Task,
   decoys: Decoy[],
 ): { ok: boolean; reason?: string } {
-  const table = findKit(domain.name)?.synthesis?.entity.table;
+  const synthesis = findKit(domain.name)?.synthesis;
+  const table = synthesis?.decoys ? synthesis.entity.table : undefined;
   if (table === undefined) return { ok: false, reason: `domain ${domain.name} makes no decoys` };
   const named = goldStrings(evolved);
   const hit = decoys.find((d) => named.has(d.id));

@@ -1,11 +1,12 @@
 import {
   type AgentFunction,
-  assistantGold,
+  goldActions,
   createEnvironment,
   type Db,
   findKit,
   type GoldAction,
   isWriteTool,
+  requestorOf,
   runEpisode,
   scriptedUser,
   type Tau2Domain,
@@ -29,10 +30,10 @@ export interface TaskValidation {
 /** A verifier runs after the deterministic steps; resolves to the reward reached (1 passes). */
 export type Verifier = (task: Tau2Task, domain: Tau2Domain) => Promise<{ reward: number; detail?: string }>;
 
-/** Required parameters absent, null or empty, per gold call. */
+/** Required parameters absent, null or empty, per gold call (the agent's and the user's). */
 export function missingArguments(domain: Tau2Domain, task: Tau2Task): string[] {
   const out: string[] = [];
-  assistantGold(task).forEach((a, k) => {
+  goldActions(task).forEach((a, k) => {
     const spec = domain.tools.find((t) => t.name === a.name);
     for (const r of (spec?.parameters?.required as string[] | undefined) ?? []) {
       const v = a.arguments?.[r];
@@ -134,7 +135,7 @@ export async function validateTask(
     passed,
     failed: { step, reason },
   });
-  const actions = assistantGold(task);
+  const actions = goldActions(task);
   if (!options.skipRules) {
     const missing = missingArguments(domain, task);
     if (missing.length) return fail('arguments', missing[0]);
@@ -146,7 +147,7 @@ export async function validateTask(
     let execError: string | undefined;
     for (const [k, a] of actions.entries()) {
       absent.push(...missingEntities(domain, env.db, a));
-      const r = env.call(a.name, a.arguments);
+      const r = env.call(a.name, a.arguments, requestorOf(a));
       if (!r.ok && execError === undefined) execError = `call ${k + 1} ${a.name}: ${r.error}`;
     }
     if (absent.length) return fail('entities', absent[0]);
