@@ -87,7 +87,7 @@ describe('τ² telecom imported and run', () => {
     const { code, out, summary, dir } = runs.oracle;
     expect(summary, out).not.toBeNull();
     expect(code, out).toBe(0);
-    expect(summary.tau2Semantics).toBe('tau2@1.0.1');
+    expect(summary.semantics).toBe('tau2@1.0.1');
     expect(summary.passHatK).toEqual({ 1: 1, 2: 1 });
     expect(summary.cases).toHaveLength(80);
     for (const c of summary.cases) expect(c, `${c.id} t${c.trial}`).toMatchObject({ status: 'graded', passed: true });
