@@ -39,7 +39,11 @@ export const SYMPTOMS: Record<Symptom, string> = {
  * use them) that make the fix needed, and what the user notices. A write missing here changes the phone or the line
  * without a prepared problem (connecting a VPN, suspending a line).
  */
-export function troubleFor(tool: string, s: Subject, db: TelecomDb): { actions: InitAction[]; symptom: Symptom } | undefined {
+export function troubleFor(
+  tool: string,
+  s: Subject,
+  db: TelecomDb,
+): { actions: InitAction[]; symptom: Symptom } | undefined {
   const user = (func_name: string, args: Record<string, unknown> = {}): InitAction => ({
     env_type: 'user',
     func_name,
@@ -66,7 +70,10 @@ export function troubleFor(tool: string, s: Subject, db: TelecomDb): { actions: 
     case 'disconnect_vpn':
       return { actions: [user('break_vpn')], symptom: 'slow' };
     case 'grant_app_permission':
-      return { actions: [user('remove_app_permission', { app_name: 'messaging', permission: 'storage' })], symptom: 'mms' };
+      return {
+        actions: [user('remove_app_permission', { app_name: 'messaging', permission: 'storage' })],
+        symptom: 'mms',
+      };
     case 'toggle_wifi_calling':
       return { actions: [user('set_wifi_calling', { enabled: true, mms_over_wifi: true })], symptom: 'mms' };
     case 'toggle_roaming':
