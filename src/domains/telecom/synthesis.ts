@@ -1,4 +1,4 @@
-import { type EnvAssertion, runEnvAssertion } from '../environment.js';
+import type { EnvAssertion } from '../environment.js';
 import { type Synthesis, type TaskCriteria, Unfit } from '../kit.js';
 import { PyException } from '../py/errors.js';
 import type { Environment, InitialState, RewardComponent, Tau2Domain } from '../types.js';
@@ -44,7 +44,9 @@ function assertable(customer_id: string, line_id: string, bill?: string, refuel?
 /** The assertion with `expected_status: value` (or as it stands, for an argument-free one), true on `env`? */
 function holds(env: Environment, a: EnvAssertion): boolean | undefined {
   try {
-    return runEnvAssertion(env, a);
+    // τ²'s run_env_assertion without its raise: the function's bool (importing environment.ts would be a cycle).
+    const res = env.runFunction(a.env_type, a.func_name, a.arguments);
+    return typeof res === 'boolean' ? res === (a.assert_value ?? true) : undefined;
   } catch (err) {
     if (err instanceof PyException) return undefined;
     throw err;

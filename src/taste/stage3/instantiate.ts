@@ -2,9 +2,9 @@ import {
   createEnvironment,
   type DomainKit,
   findKit,
+  type InitialState,
   initialDb,
   type ScenarioNotes,
-  type InitialState,
   type TaskCriteria,
   type Tau2Domain,
   type Tau2Task,
@@ -105,7 +105,11 @@ function assembleTask(
   ctx: WalkContext,
   subject: string,
   id: string,
-  how: { initialState: InitialState | null; criteria?: TaskCriteria; requestor: (name: string) => 'assistant' | 'user' },
+  how: {
+    initialState: InitialState | null;
+    criteria?: TaskCriteria;
+    requestor: (name: string) => 'assistant' | 'user';
+  },
 ): Tau2Task {
   const writes = ctx.calls.filter((c) => ctx.env.isWriteTool(c.name)).length;
   const communicate = [...new Set(ctx.notes.communicate.filter((s) => s.trim() !== ''))];

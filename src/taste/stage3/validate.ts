@@ -1,10 +1,10 @@
 import {
   type AgentFunction,
-  goldActions,
   createEnvironment,
   type Db,
   findKit,
   type GoldAction,
+  goldActions,
   isWriteTool,
   requestorOf,
   runEpisode,
