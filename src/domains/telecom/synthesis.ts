@@ -41,7 +41,7 @@ function assertable(customer_id: string, line_id: string, bill?: string, refuel?
   return out;
 }
 
-/** The assertion with `expected_status: value` (or as it stands, for an argument-free one), true on `env`? */
+/** Whether `a` holds on `env`; undefined when its function raises or gives no bool. */
 function holds(env: Environment, a: EnvAssertion): boolean | undefined {
   try {
     // τ²'s run_env_assertion without its raise: the function's bool (importing environment.ts would be a cycle).
