@@ -159,7 +159,7 @@ describe.each([
   });
 
   it.skipIf(unavailable !== null)(
-    "under τ²-bench's own code: the oracle gets reward 1 (DB 1) on every task, decoys leave τ²'s gold state as it was",
+    "under τ²-bench's own code: the oracle gets reward 1 (DB 1 wherever DB is graded) on every task, decoys leave τ²'s gold state as it was",
     async () => {
       const d = await domain(name);
       const oracle = await agentFactory('oracle.mjs', 'createOracle');
@@ -248,4 +248,8 @@ describe.each([
       for (const r of [c.ratios.meanPairwiseWed, c.ratios.entropy]) expect(r).toBeGreaterThan(1);
     }
   });
+});
+
+it.runIf(unavailable !== null)('the checks under τ²’s own code are skipped without τ²’s reference runtime', () => {
+  console.log(`τ² reference checks skipped: ${unavailable} (the reference needs python3 with pydantic 2)`);
 });
