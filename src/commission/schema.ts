@@ -51,7 +51,7 @@ export const sandboxSchema = z
     if (s.image && s.build) ctx.addIssue({ code: 'custom', path: ['build'], message: 'give image or build, not both' });
   });
 
-export const ARTIFACT_FORMATS = ['json', 'text', 'markdown', 'csv', 'pdf', 'patch', 'any'] as const;
+export const ARTIFACT_FORMATS = ['json', 'jsonl', 'text', 'markdown', 'csv', 'pdf', 'patch', 'any'] as const;
 
 /** A file the delivery must (or may) write into its output directory; checked by the artifact gates. */
 export const artifactSchema = z
@@ -59,8 +59,13 @@ export const artifactSchema = z
     path: z.string().min(1),
     format: z.enum(ARTIFACT_FORMATS).default('any'),
     required: z.boolean().default(true),
-    /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json. */
+    /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json (each line, for jsonl). */
     schema: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Required artifacts sharing a group form one any-of gate: `missing-artifact` only when every member is absent;
+     * a present member must still be valid (a rubric's "A, B and C are collectively absent: 0").
+     */
+    group: z.string().min(1).optional(),
     /** An empty required artifact fails the `invalid-artifact` gate unless this is true. */
     allowEmpty: z.boolean().default(false),
   })

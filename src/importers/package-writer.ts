@@ -50,12 +50,16 @@ export function toYaml(value: unknown): string {
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** The `IMPORT-NOTES.md` text: where the package came from and every unmapped piece, in the order found. */
+/**
+ * The `IMPORT-NOTES.md` text: where the package came from, every unmapped piece in the order found, then the
+ * per-file table of `PackageDraft.account` (if any) and an importer's own appendix.
+ */
 export function notesMarkdown(
   kind: string,
   source: string,
   notes: string[],
   sources: ReadonlyMap<string, string> = new Map(),
+  appendix?: string,
 ): string {
   const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
   const table = sources.size
@@ -78,6 +82,7 @@ export function notesMarkdown(
     ...(notes.length ? notes.map((n) => `- ${n.replace(/\n/g, '\n  ')}`) : ['- (nothing: every part mapped)']),
     '',
     ...table,
+    ...(appendix ? [appendix] : []),
   ];
   return lines.join('\n');
 }

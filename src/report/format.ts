@@ -81,7 +81,7 @@ export function failureSummary(c: CommissionSummary): string {
 /** Dimensions that fell short of their maximum, largest shortfall first: `id score/max (cap c)`. */
 export function shortDimensions(c: CaseSummary): string[] {
   return Object.entries(c.dimensions)
-    .filter(([, d]) => d.score < d.max)
+    .filter((e): e is [string, (typeof e)[1] & { score: number }] => e[1].score !== null && e[1].score < e[1].max)
     .sort((a, b) => b[1].max - b[1].score - (a[1].max - a[1].score))
     .map(([id, d]) => `${id} ${fmt(d.score)}/${fmt(d.max)}${d.cap !== null ? ` (cap ${fmt(d.cap)})` : ''}`);
 }

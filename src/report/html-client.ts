@@ -115,7 +115,7 @@ export const CLIENT_JS = String.raw`
 
   function section(name, kids) { return el('section', { class: 'dd-section', 'data-section': name }, [el('h3', { text: name })].concat(kids)); }
   function bar(id, d) {
-    var pct = d.max > 0 ? Math.max(0, Math.min(100, (100 * d.score) / d.max)) : 0;
+    var pct = d.max > 0 && d.score !== null ? Math.max(0, Math.min(100, (100 * d.score) / d.max)) : 0;
     var fill = el('div', { class: 'fill' });
     fill.style.width = pct + '%';
     var track = el('div', { class: 'track' }, [fill]);
@@ -126,7 +126,7 @@ export const CLIENT_JS = String.raw`
     }
     return el('div', { class: 'dim', 'data-dimension': id }, [
       el('span', { class: 'dim-name', text: id }), track,
-      el('span', { class: 'dim-value', text: fmt(d.score) + '/' + fmt(d.max) + (d.cap !== null ? ' (cap ' + fmt(d.cap) + ')' : '') })
+      el('span', { class: 'dim-value', text: (d.score === null ? 'unscored' : fmt(d.score)) + '/' + fmt(d.max) + (d.cap !== null ? ' (cap ' + fmt(d.cap) + ')' : '') })
     ]);
   }
   function openCase(k) {

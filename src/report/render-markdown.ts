@@ -116,12 +116,26 @@ function deliveryNotes(commissions: CommissionSummary[]): string[] {
       );
     }
     if (c.substitutedImages?.length) {
-      const images = c.substitutedImages.map((i) => `${code(i.from)} → ${code(i.to)}`).join(', ');
-      out.push('', `- ${who}: images substituted (figures are not those of the original environment): ${images}`);
+      out.push(
+        '',
+        `- ${who}: images substituted (figures are not those of the original environment): ${substitutions(c)}`,
+      );
     }
     if (c.semantics) out.push('', `- ${who}: τ² tool semantics ${code(c.semantics)}`);
   }
   return out;
+}
+
+/** Each substitution with what it ran for and on how many executions, from the rows; the entry's list otherwise. */
+function substitutions(c: CommissionSummary): string {
+  const counts = new Map<string, number>();
+  for (const x of c.cases)
+    for (const s of x.substitutedImages ?? []) {
+      const k = `${code(s.from)} → ${code(s.to)} (${s.for})`;
+      counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+  if (counts.size === 0) return (c.substitutedImages ?? []).map((i) => `${code(i.from)} → ${code(i.to)}`).join(', ');
+  return [...counts].map(([k, n]) => `${k} on ${n} of ${c.cases.length} executions`).join('; ');
 }
 
 /** Every column the report's tables show, with its caption: a caption for every abbreviation. */

@@ -45,7 +45,8 @@ export const caseSummarySchemaV1 = z.looseObject({
   gate: gateSchema.nullable(),
   result: nullableNum,
   passed: z.boolean(),
-  dimensions: z.record(z.string(), z.looseObject({ score: num, max: num, cap: nullableNum })),
+  /** `score` is null for an unscored or infra-error case: nothing was earned or lost. */
+  dimensions: z.record(z.string(), z.looseObject({ score: nullableNum, max: num, cap: nullableNum })),
   ceilings: z.array(
     graded<CeilingRecord>(z.looseObject({ kind: z.enum(['dimension', 'total']), max: num, reason: z.string() })),
   ),

@@ -211,10 +211,12 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
   const items: CaseSummary['items'] = {};
   // Object.keys, not Object.entries: one array per case instead of one per dimension as well.
   const names = Object.keys(g.dimensions);
+  // A case no one could score has no dimension score either: null, never a 0 it did not earn.
+  const scored = g.status === 'graded' || g.status === 'gate-failed';
   for (let i = 0; i < names.length; i++) {
     const d = names[i];
     const r = g.dimensions[d];
-    dimensions[d] = { score: r.score, max: r.max, cap: r.cap };
+    dimensions[d] = { score: scored ? r.score : null, max: r.max, cap: r.cap };
     if (r.items.length > 0) items[d] = r.items;
   }
   return {

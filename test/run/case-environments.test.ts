@@ -166,7 +166,7 @@ describe.skipIf(!engine)(
         ]);
       }
       expect(readFileSync(path.join(mapped.out, 'report.md'), 'utf8')).toContain(
-        'images substituted, so these results are not comparable with the original environment: ubuntu:24.04 → heldout/runtime:1 (sandbox build skipped) on 2 of 2 executions',
+        'images substituted (figures are not those of the original environment): `ubuntu:24.04` → `heldout/runtime:1` (sandbox build skipped) on 2 of 2 executions',
       );
       // no build was attempted: the map skipped it
       expect(existsSync(path.join(mapped.out, 'builds', 'ubuntu-environment', 'ubuntu-environment.log'))).toBe(false);
