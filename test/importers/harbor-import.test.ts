@@ -185,6 +185,30 @@ describe.skipIf(!existsSync(cookbook('multi-step')))('what the real recipes beco
   });
 });
 
+describe.skipIf(!existsSync(cookbook('multi-step')))("the 16th item: the cookbook's registry.json", () => {
+  const out = () => path.join(tmp('harbor-registry'), 'c');
+  test('the registry file is refused as a registry, naming the tasks it lists', async () => {
+    const err = (await importHarbor(path.join(harborData, 'harbor-cookbook/registry.json'), out()).catch(
+      (e: unknown) => e,
+    )) as ImportError;
+    expect(err).toBeInstanceOf(ImportError);
+    expect(err.missing).toHaveLength(1);
+    expect(err.missing[0]).toMatch(/^a Harbor registry, not a task: import each task it lists/);
+    expect(err.missing[0]).toContain('recipes/multi-step');
+  });
+  test('the directory holding it is refused as a collection of tasks, each named', async () => {
+    const err = (await importHarbor(path.join(harborData, 'harbor-cookbook'), out()).catch(
+      (e: unknown) => e,
+    )) as ImportError;
+    expect(err.missing).toEqual([
+      `a Harbor registry (registry.json), not a task: import each task directory (heldout import harbor <dir>/<task>): ${realTasks
+        .filter((t) => t.startsWith('harbor-cookbook/'))
+        .map((t) => t.split('/')[1])
+        .join(', ')}`,
+    ]);
+  });
+});
+
 describe('importing the Harbor fixture', () => {
   test('task.toml budgets, the verifier, the FROM image and the reward as the one dimension', async () => {
     const out = path.join(tmp('harbor'), 'c');
