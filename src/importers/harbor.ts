@@ -5,9 +5,10 @@ import { commissionId } from './commission-fields.js';
 import { type BuiltPackage, defineImporter, type ImportContext, type Importer } from './define-importer.js';
 import { readCompose } from './harbor-compose.js';
 import { type DockerfileFacts, readDockerfile } from './harbor-dockerfile.js';
+import { runtimeFetches } from './harbor-fetches.js';
 import { accountFiles } from './harbor-files.js';
 import { dimensionId, equalMaxima, rewardKeys } from './harbor-rewards.js';
-import { readTaskToml } from './harbor-task.js';
+import { readTaskToml, templateNames } from './harbor-task.js';
 import { toYaml } from './package-writer.js';
 import { listTree, readIfExists, subdirs } from './source-files.js';
 import { parseToml, TomlError, type TomlTable } from './toml.js';
@@ -148,6 +149,11 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
       if (s.build) serviceContexts[s.name] = s.build.context;
       if (s.entrypoint) notes.push(`compose service \`${s.name}\`: its entrypoint override is not carried over`);
       const ready = readyOf(s.healthcheck);
+      const hostVars = templateNames(s.env);
+      if (hostVars.length)
+        notes.push(
+          `compose service \`${s.name}\` reads ${hostVars.join(', ')} from the host when it starts (an unset one without a default is an infra-error naming it)`,
+        );
       notes.push(
         `compose service \`${s.name}\` (${s.build ? `built from environment/${s.build.context}` : `image ${s.image}`}${s.expose.length ? `, port ${s.expose.join(', ')}` : ''}): a case service in the trial's pod, where the agent reaches it as ${s.name}; the trial starts once it is ${ready ? 'healthy (its healthcheck as the ready command)' : 'running'}`,
       );
@@ -201,6 +207,8 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
       },
     ],
   }));
+
+  notes.push(...fetchNotes(taskDir));
 
   // --- commission.yaml
   const entry = options.entry ?? HARBOR_DEFAULT_ENTRY;
@@ -257,6 +265,24 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     draft.account(f, became);
   for (const n of notes) draft.note(n);
   return { id, sourceName: path.basename(taskDir) };
+}
+
+/** What each script of the task fetches when it runs, by phase: the phases that need a network. */
+function fetchNotes(taskDir: string): string[] {
+  const notes: string[] = [];
+  for (const f of listTree(taskDir)) {
+    const phase = /(^|\/)tests\/test\.sh$/.test(f)
+      ? "the verifier needs the network for it (and those tools in the image); where the trial has none it cannot run, and the case is an infra-error naming what was missing, never the delivery's 0"
+      : /(^|\/)solution\/solve\.sh$/.test(f)
+        ? '`heldout run --oracle` needs the network for it'
+        : /\/workdir\/setup\.sh$/.test(f)
+          ? "the step's setup needs the network for it"
+          : null;
+    if (!phase) continue;
+    const found = runtimeFetches(readIfExists(path.join(taskDir, f)) ?? '');
+    if (found.length) notes.push(`\`${f}\` fetches when it runs: ${found.join(', ')}; ${phase}`);
+  }
+  return notes;
 }
 
 /**
@@ -332,7 +358,7 @@ function imageBlock(facts: DockerfileFacts | null, prebuilt: string | null, note
       `[environment].docker_image = ${prebuilt} is the task's environment prebuilt: heldout runs it as Harbor does (it must be on the engine: docker pull or load it); environment/Dockerfile is what it was built from`,
     );
   notes.push(
-    `the trial's image is environment/Dockerfile (FROM ${facts.base}); where it is not built on the engine (no build, or its base mapped to another image), its final stage's WORKDIR, ENV, USER, ENTRYPOINT and local COPY are replayed onto the image run, and its ${facts.skipped.length} other instruction(s) are not: ${facts.skipped.map((s) => `\`${s.length > 80 ? `${s.slice(0, 77)}…` : s}\``).join(', ') || 'none'}`,
+    `the trial's image is environment/Dockerfile (FROM ${facts.base}); where it is not built on the engine (no build, or its base mapped to another image), its final stage's WORKDIR, ENV, USER, ENTRYPOINT and local COPY are replayed onto the image run${facts.skipped.length ? `, and its ${facts.skipped.length} other instruction(s) are not: ${facts.skipped.map((s) => `\`${s.length > 80 ? `${s.slice(0, 77)}…` : s}\``).join(', ')}` : ' (it has no other instruction)'}`,
   );
   if (facts.ignored.length)
     notes.push(

@@ -168,6 +168,33 @@ describe.skipIf(!existsSync(cookbook('multi-step')))('what the real recipes beco
     expect(readFileSync(path.join(out, 'IMPORT-NOTES.md'), 'utf8')).toMatch(/read DAYTONA_API_KEY, DAYTONA_API_URL/);
   });
 
+  test('IMPORT-NOTES names what each phase fetches when it runs, and the host variables a sidecar reads', async () => {
+    const notesOf = async (rel: string) => {
+      const out = path.join(tmp('harbor-fetch'), 'c');
+      await importHarbor(path.join(harborData, rel), out);
+      return readFileSync(path.join(out, 'IMPORT-NOTES.md'), 'utf8');
+    };
+    expect(await notesOf('harbor-cookbook/simple-task')).toContain(
+      '- `tests/test.sh` fetches when it runs: apt-get install (Debian packages), a download from https://astral.sh/uv/0.9.7/install.sh, uv/uvx resolving packages (PyPI); the verifier needs the network',
+    );
+    const mcp = await notesOf('harbor-cookbook/mcp-tools');
+    expect(mcp).toContain(
+      '- `solution/solve.sh` fetches when it runs: a download from https://astral.sh/uv/install.sh',
+    );
+    expect(mcp).toContain('`heldout run --oracle` needs the network for it');
+    // The sidecar it curls is no fetch from the internet.
+    expect(await notesOf('harbor-cookbook/multi-container')).not.toMatch(/solve\.sh` fetches/);
+    expect(await notesOf('harbor-cookbook/simulated-user')).toContain(
+      'compose service `user-server` reads ANTHROPIC_API_KEY, SIM_USER_MODEL from the host',
+    );
+    expect(await notesOf('purple29th-tbench-2/git-bisect-flaky-test')).toContain(
+      'uv/uvx resolving packages (PyPI), a uv-managed CPython download',
+    );
+    // TB-2.1 graders are built to run offline: no fetch is named.
+    for (const t of ['valkey-script-debugger-uaf', 'floci-lambda-publish-snapshot-serialisation'])
+      expect(await notesOf(`terminal-bench-2.1-tasks/${t}`)).not.toMatch(/fetches when it runs/);
+  });
+
   test('what heldout cannot run is refused with the feature named', async () => {
     const src = cookbook('simple-task');
     const refuse = async (edit: (t: string) => string) =>
