@@ -143,6 +143,25 @@ describe.skipIf(!engine || tasks.length === 0)(
         ['implement', { reward: 1 }],
         ['document', { reward: 1 }],
       ]);
+      // Artifacts per step: the task's (/app/greet.sh), the document step's own (/app/README.md), and what the
+      // implement step's setup.sh and tests left in /logs/artifacts; the implement healthcheck passed to get there.
+      const steps = path.join(out, 'cases/hello-multi-step-full/oracle/heldout/task-t1/steps');
+      for (const f of [
+        'scaffold/artifacts/app/greet.sh',
+        'implement/artifacts/setup-marker.txt',
+        'implement/artifacts/greet.sh',
+        'document/artifacts/app/README.md',
+        'document/artifacts/app/greet.sh',
+        'document/verifier/reward.txt',
+      ])
+        expect(existsSync(path.join(steps, f)), f).toBe(true);
+      // A verifier that could not run: its own output is the evidence, in the reason and kept in the case.
+      const simple = metas(out).get('simple-task')!.grade.reason!;
+      expect(simple).toContain('last output:\n/tests/test.sh: line 3: apt-get: command not found');
+      expect(simple).toContain('/tests/test.sh: line 11: uvx: command not found');
+      expect(
+        readFileSync(path.join(out, 'cases/simple-task/oracle/heldout/task-t1/verifier/test-stdout.txt'), 'utf8'),
+      ).toMatch(/uvx: command not found/);
     }, 1_200_000);
 
     test('a nop delivery scores 0 where the task can run here (the multi-step stops after its first step)', async () => {
