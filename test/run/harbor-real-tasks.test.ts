@@ -30,7 +30,10 @@ const EXPECTED: Record<string, { oracle: number | RegExp; nop: number | RegExp }
   skills: { oracle: /uvx/, nop: /uvx/ },
   'multi-reward': { oracle: /uvx/, nop: /uvx/ },
   // Its RUN chmod +x of the entrypoint is a build step: the substituted image cannot start it.
-  'dns-blacklisting': { oracle: /entrypoint\.sh failed: Permission denied/, nop: /entrypoint\.sh failed/ },
+  'dns-blacklisting': {
+    oracle: /entrypoint\.sh failed: Permission denied.*in place of ubuntu:24\.04.*RUN chmod \+x \/entrypoint\.sh/s,
+    nop: /entrypoint\.sh failed: Permission denied.*RUN chmod \+x \/entrypoint\.sh/s,
+  },
   // Their compose sidecars are built from python:3.12-slim, which this engine lacks.
   'multi-container': {
     oracle: /api-server: base image python:3\.12-slim/,

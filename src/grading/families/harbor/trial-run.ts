@@ -62,8 +62,10 @@ function resolveServiceEnv(env: Record<string, string> | undefined): {
 }
 
 function substitutedFault(t: TrialInput, o: TrialOutcome): string {
-  // A container that never started fails every trial the same way: that is the fault, as it is.
-  if (o.kind === 'infra' && o.atStart) return o.reason;
+  // A container that never started fails every trial the same way: that is the fault, with what the substitute lacks
+  // (an entrypoint a skipped RUN chmod +x would have made runnable, say).
+  if (o.kind === 'infra' && o.atStart)
+    return t.plan.notes[0] ? `${o.reason}; on ${t.plan.notes[0]}${skippedList(t.h.image.skipped)}` : o.reason;
   const what = o.kind === 'infra' ? o.reason : `reward ${JSON.stringify(o.reward)}`;
   return `the environment cannot grade this task here: on ${t.plan.notes[0] ?? `the substituted image ${t.plan.spec.image}`}, the task's own solution does not reach full reward (${what}). What is missing is the task's image built from environment/Dockerfile${skippedList(t.h.image.skipped)}`;
 }
