@@ -1,6 +1,7 @@
 export { caseServices, serviceFileSource } from './case-environment.js';
 export { zodProblems } from './documents.js';
 export * from './environment-schema.js';
+export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,

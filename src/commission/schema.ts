@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.js';
+import { harborSchema } from './harbor-schema.js';
 import { isInsidePath } from './package-files.js';
 
 export { isInsidePath };
@@ -10,7 +11,7 @@ export { isInsidePath };
  * `file: path.to.field: problem` lines.
  */
 
-export const FAMILIES = ['creation', 'editing', 'optimization', 'tool-agent'] as const;
+export const FAMILIES = ['creation', 'editing', 'optimization', 'tool-agent', 'harbor'] as const;
 export const familySchema = z.enum(FAMILIES);
 
 const idSchema = z
@@ -108,6 +109,9 @@ export const optimizationSchema = z
   })
   .strict();
 
+/** The named tool semantics of the tool-agent family (the domains part implements them; a test keeps the two equal). */
+export const TOOL_AGENT_SEMANTICS = ['tau2@1.0.1', 'tau2@1.0.1+tau-bench-item-modify'] as const;
+
 export const toolAgentSchema = z
   .object({
     /** A τ²-bench domain directory (tools.json, policy, db), relative to the commission directory or absolute. */
@@ -130,6 +134,13 @@ export const toolAgentSchema = z
      * the reason, and no agent is started for it.
      */
     goldReplay: z.enum(['lenient', 'strict']).default('lenient'),
+    /**
+     * How the domain's tools behave. `tau2@1.0.1` (default): exactly as τ²-bench 1.0.1's own code, so a reward means
+     * what the same trajectory scores there. `tau2@1.0.1+tau-bench-item-modify`: the same, but a multi-item
+     * `modify_pending_order_items` gives each item its own new variant's price and options, as τ-bench did (τ² gives
+     * every item the last one's). Recorded in summary.json.
+     */
+    semantics: z.enum(TOOL_AGENT_SEMANTICS).default('tau2@1.0.1'),
   })
   .strict();
 
@@ -158,6 +169,8 @@ export const commissionSchema = z
     optimization: optimizationSchema.optional(),
     /** tool-agent: the τ-bench shape; each case's truth.json is the τ² task (DESIGN §1, §5). */
     toolAgent: toolAgentSchema.optional(),
+    /** harbor: a Harbor task run as Harbor runs it (harbor-schema.ts). */
+    harbor: harborSchema.optional(),
     /** Services every case × trial runs beside the delivery, in one loopback-only pod (issue 19). */
     services: servicesSchema.default([]),
     /** Image map: from → local image, for machines without a registry; `--image-map` adds to it (issue 19). */
@@ -170,6 +183,9 @@ export const commissionSchema = z
     }
     if (c.family === 'tool-agent' && !c.toolAgent) {
       ctx.addIssue({ code: 'custom', path: ['toolAgent'], message: 'required when family is tool-agent' });
+    }
+    if (c.family === 'harbor' && !c.harbor) {
+      ctx.addIssue({ code: 'custom', path: ['harbor'], message: 'required when family is harbor' });
     }
     if (c.family === 'optimization' && !c.optimization) {
       ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });
@@ -227,6 +243,8 @@ export const checkSchema = z.discriminatedUnion('check', [
     tolerance: z.number().nonnegative().default(0),
   }),
   fileCheck('schema', { schema: z.record(z.string(), z.unknown()) }),
+  /** A reward file (flat JSON object of numbers): earns `key`'s value in [0, 1] of its points (see checks.ts). */
+  fileCheck('reward', { key: z.string().min(1).optional() }),
   z
     .object({
       check: z.literal('command'),
