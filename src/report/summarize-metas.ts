@@ -29,8 +29,9 @@ export function summarizeMetas(
             (m) => m.commission.id === first.commission.id && m.delivery.role === 'starter' && m.split === first.split,
           )
         : [];
-    entries.push(
-      summarizeCommission({
+    const semantics = first.commission.tau2Semantics;
+    entries.push({
+      ...summarizeCommission({
         id: first.commission.id,
         family: first.commission.family,
         split: first.split,
@@ -49,7 +50,8 @@ export function summarizeMetas(
         recordOf: (id, trial) =>
           `${caseOutputPath(first.commission.id, first.delivery.label, first.split, id, trial)}.meta.json`,
       }),
-    );
+      ...(semantics ? { semantics } : {}),
+    });
     markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(

@@ -248,6 +248,7 @@ export class RunSession {
         minResult: cfg.pass.minResult,
         trials: cfg.trials,
         modelRequired: cfg.model.required,
+        ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
       delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
       split,
@@ -306,7 +307,7 @@ export class RunSession {
       };
       const runCase = family.runCase ?? plainRun;
       const ran = await this.limit(() =>
-        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey }),
+        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages }),
       );
       if (ran.grade) return meta(ran.grade);
       execution = ran.execution;
