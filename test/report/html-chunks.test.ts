@@ -8,6 +8,7 @@ import type { CaseGrade } from '../../src/grading/index.js';
 import { EVIDENCE_CHARS } from '../../src/report/evidence-bounds.js';
 import { buildSummary, type Summary, summarizeCommission, writeReport } from '../../src/report/index.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { openCase, openEntry } from '../helpers/report-page.js';
 import { expectValidSummary } from './summary-json-schema.js';
 import { delivery, gateFailed, grade } from './synthetic-grades.js';
@@ -57,13 +58,14 @@ beforeAll(async () => {
     dirs[name] = await writeReport(await mkdtemp(join(tmpdir(), `heldout-chunks-${name}-`)), summaries[name]);
   }
   browser = await launchChromium();
-}, 120_000);
+});
 afterAll(async () => {
   await browser?.close();
 });
 
 async function open(html: string): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage();
+  page.setDefaultTimeout(WAIT_MS);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   // Nothing but the report directory's own files is ever requested.
