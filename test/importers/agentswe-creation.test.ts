@@ -233,6 +233,10 @@ describe('creation: authorized-vulnerability-validation (a fixture faithful to t
       'harness → service',
     );
     expect(notesOf(out)).toMatch(/harness → case service/);
+    expect(rows.find((r) => r.source === 'benchmark/evaluator/harness/evaluate_case.py')).toMatchObject({
+      became: 'unmapped',
+      detail: expect.stringMatching(/per-case evaluator or validator[\s\S]*take its place/),
+    });
     expectEveryFileAccounted(security, out, rows);
   });
 });
