@@ -1,10 +1,10 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { GATE_CATEGORIES } from '../../src/grading/index.js';
 import type { AccountRow } from '../../src/importers/index.js';
 import { heldout } from '../helpers/cli.js';
-import { agentsweTasks, expectEveryFileAccounted, hasData, tmp } from './helpers.js';
+import { agentsweTasks, expectEveryFileAccounted, hasData, snapshot, tmp } from './helpers.js';
 
 // Issue 20's first acceptance line on every AgentSWE package ../shared holds, found by listing it (a package added
 // there is covered without a change here), through the built CLI as a user runs it: import exits 0 with an account
@@ -89,7 +89,7 @@ describe.skipIf(!packages.length).each(packages)('the real AgentSWE package %s (
     }
     // what the delivery ran into is on record per case, not only the gate's name
     for (const c of rows) expect(c.reason, c.id).toBeTruthy();
-    expect(listed(runOut).some((f) => f.endsWith('.meta.json'))).toBe(true);
+    expect([...snapshot(runOut).keys()].some((f) => f.endsWith('.meta.json'))).toBe(true);
   });
 });
 
@@ -98,18 +98,4 @@ function candidateRows(summary: { commissions: { verdict: string; split: string;
   return summary.commissions
     .filter((c) => c.verdict !== 'baseline')
     .flatMap((c) => c.cases.map((x) => ({ ...x, split: c.split })));
-}
-
-/** Every file under `dir`, relative. */
-function listed(dir: string): string[] {
-  const outFiles: string[] = [];
-  const walk = (d: string, rel: string) => {
-    for (const n of readdirSync(d)) {
-      const p = path.join(d, n);
-      if (statSync(p).isDirectory()) walk(p, `${rel}${n}/`);
-      else outFiles.push(`${rel}${n}`);
-    }
-  };
-  walk(dir, '');
-  return outFiles;
 }
