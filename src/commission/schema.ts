@@ -102,6 +102,9 @@ export const optimizationSchema = z
   })
   .strict();
 
+/** The named tool semantics of the tool-agent family (the domains part implements them; a test keeps the two equal). */
+export const TOOL_AGENT_SEMANTICS = ['tau2@1.0.1', 'tau2@1.0.1+tau-bench-item-modify'] as const;
+
 export const toolAgentSchema = z
   .object({
     /** A τ²-bench domain directory (tools.json, policy, db), relative to the commission directory or absolute. */
@@ -124,6 +127,13 @@ export const toolAgentSchema = z
      * the reason, and no agent is started for it.
      */
     goldReplay: z.enum(['lenient', 'strict']).default('lenient'),
+    /**
+     * How the domain's tools behave. `tau2@1.0.1` (default): exactly as τ²-bench 1.0.1's own code, so a reward means
+     * what the same trajectory scores there. `tau2@1.0.1+tau-bench-item-modify`: the same, but a multi-item
+     * `modify_pending_order_items` gives each item its own new variant's price and options, as τ-bench did (τ² gives
+     * every item the last one's). Recorded in summary.json.
+     */
+    semantics: z.enum(TOOL_AGENT_SEMANTICS).default('tau2@1.0.1'),
   })
   .strict();
 

@@ -29,8 +29,9 @@ export function summarizeMetas(
             (m) => m.commission.id === first.commission.id && m.delivery.role === 'starter' && m.split === first.split,
           )
         : [];
-    entries.push(
-      summarizeCommission({
+    const semantics = first.commission.tau2Semantics;
+    entries.push({
+      ...summarizeCommission({
         id: first.commission.id,
         family: first.commission.family,
         split: first.split,
@@ -47,7 +48,8 @@ export function summarizeMetas(
         hardCodedDevStrings: first.delivery.devStrings,
         noModelCalls: first.commission.modelRequired ? undefined : false,
       }),
-    );
+      ...(semantics ? { semantics } : {}),
+    });
     markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(

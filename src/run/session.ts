@@ -247,6 +247,7 @@ export class RunSession {
         minResult: cfg.pass.minResult,
         trials: cfg.trials,
         modelRequired: cfg.model.required,
+        ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
       delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
       split,
