@@ -164,7 +164,7 @@ describe.skipIf(unavailable !== null)('τ² parity: heldout vs τ²-bench v1.0.1
       }
       console.log(`${name}: oracle reward ${rewards.oracle}/${d.tasks.length}, nop ${rewards.nop}/${d.tasks.length}`);
       expect(differ.slice(0, SHOWN)).toEqual([]);
-    }, 900_000);
+    });
   }
 
   for (const name of (process.env.HELDOUT_PARITY_DOMAINS?.split(',').filter((n) => n !== 'none') ?? [
@@ -178,7 +178,7 @@ describe.skipIf(unavailable !== null)('τ² parity: heldout vs τ²-bench v1.0.1
       const { mismatches, calls } = await parity(name, [...gold, ...agentLike], ref);
       console.log(`${name}: ${gold.length} gold + ${agentLike.length} agent-like trajectories, ${calls} calls`);
       expect(mismatches.slice(0, SHOWN)).toEqual([]);
-    }, 900_000);
+    });
   }
 });
 

@@ -43,7 +43,7 @@ describe('gold calls the domain refuses', () => {
   test('lenient (default): graded as τ² grades them, against the state the refused write never reached', async () => {
     const { byId, log } = await runRetail('lenient');
     for (const id of ['0', '64', '105']) expect(byId[id]?.result, `${id}\n${log}`).toBe(100);
-  }, 120_000);
+  });
 
   test('strict: a task whose gold replay has a refusal is unscored with the refused calls as the reason', async () => {
     const { byId, log } = await runRetail('strict');
@@ -54,7 +54,7 @@ describe('gold calls the domain refuses', () => {
     );
     expect(byId['105']).toMatchObject({ status: 'unscored', result: null });
     expect(byId['105'].reason).toMatch(/Insufficient gift card balance/);
-  }, 120_000);
+  });
 
   test('toolAgent.semantics: tau2@1.0.1 by default; the named opt-in runs the episodes and is recorded per entry', async () => {
     const semantics = 'tau2@1.0.1+tau-bench-item-modify';
@@ -63,7 +63,7 @@ describe('gold calls the domain refuses', () => {
     for (const id of ['0', '64', '105']) expect(byId[id]?.result, `${id}\n${log}`).toBe(100);
     const lenient = JSON.parse(readFileSync(path.join(tmp, 'out-lenient', 'summary.json'), 'utf8'));
     expect(lenient.commissions.map((c: any) => c.semantics)).toEqual(['tau2@1.0.1', 'tau2@1.0.1']);
-  }, 120_000);
+  });
 
   test('a reward_basis component heldout cannot score leaves the case unscored, never the product of the rest', async () => {
     const { byId, log } = await runRetail('lenient', 'nl-assertion', (pkg) => {
@@ -75,5 +75,5 @@ describe('gold calls the domain refuses', () => {
     expect(byId['0'], log).toMatchObject({ status: 'unscored', result: null });
     expect(byId['0'].reason).toMatch(/reward_basis includes NL_ASSERTION/);
     expect(byId['64'].result).toBe(100);
-  }, 120_000);
+  });
 });

@@ -66,7 +66,7 @@ describe('τ² telecom imported and run', () => {
         };
       }),
     );
-  }, 900_000);
+  });
 
   test('the import: 114 cases (74 dev, 40 held out), every gold call runs on the domain, truth keeps 2.0', () => {
     expect(imported).toMatchObject({ ok: true, kind: 'tau2', id: 'tau2-telecom' });

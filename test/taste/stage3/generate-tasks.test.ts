@@ -43,7 +43,7 @@ describe.each([
     expect(code).toBe(0);
     tasks = JSON.parse(readFileSync(path.join(out, 'tasks.json'), 'utf8'));
     report = JSON.parse(readFileSync(path.join(out, 'report.json'), 'utf8'));
-  }, 120_000);
+  });
 
   it('writes one task per medoid (K = the number of original tasks), in τ² schema', async () => {
     const d = await domain(name);
