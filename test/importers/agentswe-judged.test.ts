@@ -9,7 +9,6 @@ import { agentsweFixtures, dbAnalytics, deeptutor, hasData, productCheckout, tmp
 // Imported AgentSWE commissions graded whole, with a judge model: the stub server (the only mock, at the model
 // boundary) answers every dimension with half its points and every outcome as satisfied, so the Result is what
 // heldout computes from the imported rubric, and an editing case's satisfaction is μ_new ∧ μ_reg, both computed.
-const RUN = { timeout: 900_000 };
 
 /** The judge's answer to one request: half of each dimension's max, every outcome satisfied, read from the prompt. */
 function halfMarks(body: { messages?: { content: string }[] }) {
@@ -61,7 +60,7 @@ async function run(commission: string, deliveryDir: string): Promise<Row[]> {
 }
 
 describe.skipIf(!hasData)('the real database-analytics package, judged (../shared)', () => {
-  test('a delivery to its interface: every case graded, the Result the sum of the judged dimensions', RUN, async () => {
+  test('a delivery to its interface: every case graded, the Result the sum of the judged dimensions', async () => {
     const dir = path.join(tmp('db-judged'), 'c');
     await importAgentSwe(dbAnalytics, dir);
     const d = tmp('db-delivery');
@@ -91,7 +90,7 @@ describe('editing, judged: μ_new ∧ μ_reg computed with the pinned product (f
     await importAgentSwe(deeptutor, dir, { product: productCheckout() });
   });
 
-  test("a patch that keeps the product's tests green: μ_reg true, μ_new from the judged Result", RUN, async () => {
+  test("a patch that keeps the product's tests green: μ_reg true, μ_new from the judged Result", async () => {
     const d = tmp('edit-delivery');
     cpSync(path.join(agentsweFixtures, 'deliveries/deeptutor-remediation'), d, { recursive: true });
     const cases = await run(dir, d);
@@ -103,7 +102,7 @@ describe('editing, judged: μ_new ∧ μ_reg computed with the pinned product (f
     }
   });
 
-  test("a patch that applies and breaks the product's own test: μ_reg false names it, Result 0", RUN, async () => {
+  test("a patch that applies and breaks the product's own test: μ_reg false names it, Result 0", async () => {
     const d = tmp('edit-regression');
     mkdirSync(d, { recursive: true });
     cpSync(path.join(agentsweFixtures, 'deliveries/deeptutor-regression'), d, { recursive: true });

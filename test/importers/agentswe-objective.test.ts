@@ -11,13 +11,11 @@ import { hasLite, pinchbench, tmp } from './helpers.js';
 // (PinchBench on OpenClaw) cannot be built here, so this test, and only this test, puts a stand-in objective in its
 // place, run in heldout's runtime image: 0.5 for a row with a prediction, 0.75 when the prediction carries an answer.
 // What is under test is heldout's side: the command, its placeholders and mounts, reward.json, J0, J1 and S.
-const RUN = { timeout: 900_000 };
 const STAND_IN =
   'python3 -c \'import json, sys; rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]; r = (0.75 if all("answer" in x for x in rows) else 0.5) if rows else 0; json.dump({"reward": r}, open(sys.argv[2] + "/reward.json", "w"))\' {output}/predictions.jsonl {output}';
 
 test.skipIf(!hasLite)(
   'pinchbench-openclaw: J0 of its own a0, J1 of a candidate, S = 100·(J1 − J0)/(100 − J0) on the same rows',
-  RUN,
   async () => {
     const dir = path.join(tmp('objective'), 'c');
     await importAgentSwe(pinchbench, dir);
