@@ -97,7 +97,7 @@ export class DbState {
     const hit = key === undefined ? undefined : memo?.get(key);
     if (hit !== undefined) return hit;
     const h = createHash('sha256');
-    writeSorted(h, this.db, this.owned);
+    writeSorted(h, this.db, this.owned, this.initial);
     const hex = h.digest('hex');
     if (key === undefined) return hex;
     if (!memo) {
@@ -217,7 +217,21 @@ function recordText(r: PyValue, owned: ReadonlySet<PyValue>): string {
   return text;
 }
 
-function writeSorted(h: Hash, db: PyModel, owned: ReadonlySet<PyValue>): void {
+// A table's keys in `sort_keys` order, cached per shared initial table: most states keep its key set.
+const sortedKeys = new WeakMap<Map<string, PyValue>, string[]>();
+function keysInOrder(v: Map<string, PyValue>, base: PyValue | undefined): string[] {
+  if (base instanceof Map && base.size === v.size) {
+    let cached = sortedKeys.get(base);
+    if (!cached) {
+      cached = [...base.keys()].sort(strCompare);
+      sortedKeys.set(base, cached);
+    }
+    if (cached.every((k) => v.has(k))) return cached;
+  }
+  return [...v.keys()].sort(strCompare);
+}
+
+function writeSorted(h: Hash, db: PyModel, owned: ReadonlySet<PyValue>, initial: PyModel): void {
   const names = [...db.cls.fieldNames].sort(strCompare);
   h.update('{');
   names.forEach((n, k) => {
@@ -228,15 +242,30 @@ function writeSorted(h: Hash, db: PyModel, owned: ReadonlySet<PyValue>): void {
       h.update(pyJsonDumps(modelDump(v), { sortKeys: true, defaultStr: true }));
       return;
     }
-    const keys = [...v.keys()].sort(strCompare);
-    h.update('{');
+    const keys = keysInOrder(v, db.cls === initial.cls ? (initial.f[n] as PyValue) : undefined);
+    // The table's entries as UTF-8 bytes in one update: a shared record's bytes are encoded once per process.
+    const bytes: Buffer[] = [];
     keys.forEach((key, j) => {
-      if (j) h.update(', ');
-      h.update(`${jsonString(key)}: ${recordText(v.get(key) as PyValue, owned)}`);
+      if (j) bytes.push(COMMA);
+      bytes.push(entryBytes(key, v.get(key) as PyValue, owned));
     });
+    h.update('{');
+    h.update(Buffer.concat(bytes));
     h.update('}');
   });
   h.update('}');
+}
+
+const COMMA = Buffer.from(', ');
+const sharedBytes = new WeakMap<object, { key: string; bytes: Buffer }>();
+/** `"key": <record text>` as UTF-8, cached for a record nobody owns (never changed, so its text is fixed). */
+function entryBytes(key: string, r: PyValue, owned: ReadonlySet<PyValue>): Buffer {
+  const cacheable = !owned.has(r) && r !== null && typeof r === 'object';
+  const hit = cacheable ? sharedBytes.get(r as object) : undefined;
+  if (hit && hit.key === key) return hit.bytes;
+  const bytes = Buffer.from(`${jsonString(key)}: ${recordText(r, owned)}`);
+  if (cacheable) sharedBytes.set(r as object, { key, bytes });
+  return bytes;
 }
 
 /** The model class of a database, for the loader: the same spec validates db.json / db.toml. */
