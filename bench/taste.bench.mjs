@@ -223,6 +223,7 @@ for (const name of DOMAINS.filter((n) => findKit(n)?.synthesis && STAGE_RUNS > 0
         const { task } = await synthesizeTask(d, m.sequence, `taste_${generated}`, {
           seed,
           verifier: scriptedVerifier,
+          instantiated: check.instantiated.get(seqKey(m.sequence)),
         });
         if (task) generated++;
       }

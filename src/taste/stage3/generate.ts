@@ -97,20 +97,37 @@ export function executableValidator(
   validator: Validator,
   domain: Tau2Domain,
   options: { seed?: number | string; maxRetries?: number } = {},
-): Validator & { rejected: Map<string, { sequence: string[]; reason: string }> } {
+): Validator & {
+  rejected: Map<string, { sequence: string[]; reason: string }>;
+  instantiated: Map<string, Tau2Task>;
+} {
   const rejected = new Map<string, { sequence: string[]; reason: string }>();
+  // Kept so stage 3 does not walk a medoid's sequence a second time (see `synthesizeTask`'s `instantiated`).
+  const instantiated = new Map<string, Tau2Task>();
   return {
     rejected,
+    instantiated,
     async validate(seq) {
       const v = await validator.validate(seq);
       if (!v.plausible) return v;
       const made = instantiateSequence(domain, seq, { seed: options.seed, maxRetries: options.maxRetries });
-      if (made.ok) return v;
+      if (made.ok) {
+        instantiated.set(seqKey(seq), made.task);
+        return v;
+      }
       rejected.set(seqKey(seq), { sequence: seq, reason: made.reason });
       const at = Number(/\(call (\d+)\)/.exec(made.reason)?.[1] ?? seq.length) - 1;
       return { plausible: false, problematicIndices: [at], reason: `not instantiable: ${made.reason}` };
     },
   };
+}
+
+/** An instantiated task under another id: the id names the task and its gold actions, nothing else. */
+function withId(task: Tau2Task, id: string): Tau2Task {
+  const copy: Tau2Task = structuredClone(task);
+  copy.id = id;
+  for (const [k, a] of (copy.evaluation_criteria?.actions ?? []).entries()) a.action_id = `${id}_${k}`;
+  return copy;
 }
 
 /**
@@ -122,7 +139,14 @@ export async function synthesizeTask(
   domain: Tau2Domain,
   sequence: string[],
   id: string,
-  options: { seed?: number | string; model?: ModelConfig; verifier?: Verifier; maxRetries?: number } = {},
+  options: {
+    seed?: number | string;
+    model?: ModelConfig;
+    verifier?: Verifier;
+    maxRetries?: number;
+    /** The sequence already instantiated with the same seed and retries (stage 2's check), under any id. */
+    instantiated?: Tau2Task;
+  } = {},
 ): Promise<{ task: Tau2Task | null; entry: GeneratedEntry }> {
   const entry: GeneratedEntry = {
     sequence,
@@ -132,7 +156,9 @@ export async function synthesizeTask(
     evolved: false,
     llm: { scenario: false, rewrite: false },
   };
-  const made = instantiateSequence(domain, sequence, { seed: options.seed, id, maxRetries: options.maxRetries });
+  const made = options.instantiated
+    ? { ok: true as const, task: withId(options.instantiated, id) }
+    : instantiateSequence(domain, sequence, { seed: options.seed, id, maxRetries: options.maxRetries });
   if (!made.ok) return { task: null, entry: { ...entry, reason: made.reason } };
   let task = made.task;
   if (options.model) {
@@ -207,6 +233,7 @@ export async function generateTasks(domainDir: string, options: GenerateOptions 
       model: options.model,
       verifier,
       maxRetries: options.maxRetries,
+      instantiated: medoidCheck.instantiated.get(seqKey(m.sequence)),
     });
     entries.push(entry);
     if (task) tasks.push(task);
