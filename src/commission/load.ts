@@ -1,9 +1,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { ZodError, z } from 'zod';
+import type { z } from 'zod';
 import { importTypeScript } from './import-ts.js';
 import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema, truthSchema } from './schema.js';
+import { checkModuleProblems, dryRunProblems, type PackageDraft } from './validate-package.js';
+import { zodProblems } from './zod-problems.js';
+
+export { zodProblems };
 
 /** One problem of a package, printed as `file: path.to.field: message`. */
 export interface Problem {
@@ -72,6 +76,8 @@ export interface LoadOptions {
    * `<casesRoot>/<commission id>/<case>/input.md`.
    */
   casesRoot?: string;
+  /** Also import every `function` check module and check its export (what `heldout validate` and `run` do). */
+  checkModules?: boolean;
 }
 
 const REQUIREMENT_DOCS: [keyof Requirement, string][] = [
@@ -182,6 +188,17 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
   }
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
   if (rubric) checkFunctionModules(rubric, checksDir, rubricFile, problems);
+  const draft: PackageDraft = {
+    dir,
+    config: rawConfig,
+    configFile,
+    rubric: rawRubric,
+    rubricFile,
+    rubricPrefix: rubricFile === configFile ? ['rubric'] : [],
+    cases: [...devCases, ...heldoutCases],
+  };
+  problems.push(...dryRunProblems(draft));
+  if (options.checkModules) problems.push(...(await checkModuleProblems(draft, checksDir)));
 
   if (problems.length > 0 || !config || !rubric || !requirement) throw new CommissionError(dir, problems);
   return { dir, config, rubric, requirement, cases: { dev: devCases, heldout: heldoutCases }, checksDir, starterDir };
@@ -214,19 +231,8 @@ function validate<S extends z.ZodType>(
 ): z.output<S> | undefined {
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
-  problems.push(...zodProblems(r.error, file, prefix));
+  problems.push(...zodProblems(r.error, file, prefix, raw));
   return undefined;
-}
-
-export function zodProblems(error: ZodError, file: string, prefix: (string | number)[] = []): Problem[] {
-  return error.issues.flatMap((issue) => {
-    const at = [...prefix, ...issue.path].map(String);
-    // Zod reports unknown keys on the parent object; name each key itself, as a reader looks for the field.
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ file, path: [...at, key].join('.'), message: 'unknown field' }));
-    }
-    return [{ file, path: at.join('.'), message: issue.message }];
-  });
 }
 
 function readRequirement(dir: string, problems: Problem[]): Requirement | undefined {
@@ -300,6 +306,6 @@ function functionChecks(rubric: Rubric): { at: string; module: string }[] {
 function checkFunctionModules(rubric: Rubric, checksDir: string | null, file: string, problems: Problem[]) {
   for (const { at, module } of functionChecks(rubric)) {
     if (!checksDir || !existsSync(path.join(checksDir, module)))
-      problems.push({ file, path: at, message: `checks/${module} not found` });
+      problems.push({ file, path: at, message: `checks/${module} not found; add it to checks/ or fix the name` });
   }
 }

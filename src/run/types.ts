@@ -27,6 +27,18 @@ export interface SuitePlan {
   concurrency: number;
   judgeCache: string | false;
   resume: boolean;
+  /** Case filter (`heldout run --case/--limit`): a run that leaves cases out is partial, and says so. */
+  cases?: { match: string[]; limit: number | null };
+}
+
+/** Which cases of one commission × split a filtered run ran; absent when nothing was filtered out. */
+export interface CaseSelection {
+  /** The filter as given: case globs and the per-split limit. */
+  match: string[];
+  limit: number | null;
+  /** Cases of the split in the package, and the ids the filter left out. */
+  total: number;
+  skipped: string[];
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */
@@ -45,6 +57,8 @@ export interface CaseMeta {
   /** `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner). */
   delivery: DeliveryRef & { devStrings: string[] };
   split: Split;
+  /** Set on a filtered run: the report must mark it partial and name what was left out. */
+  selection?: CaseSelection;
   sandbox: IsolationName;
   weakerIsolation: string[];
   grade: CaseGrade;

@@ -3,6 +3,8 @@
  * directories, an abortable sleep, shell quoting.
  */
 export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+export { dottedPathProblem, getPath } from './json-path.js';
 export { shQuote } from './sh-quote.js';
 export { sleep } from './sleep.js';
+export { closest, editDistance } from './suggest.js';
 export { sandboxTempDir, sandboxTempDirAsync } from './temp-dir.js';

@@ -109,6 +109,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         judgeCache:
           options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
+        ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
       };
       plans.set(commissionDir, plan);
     }

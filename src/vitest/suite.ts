@@ -1,7 +1,8 @@
 import { afterAll, describe, test } from 'vitest';
 import { loadCommission } from '../commission/index.js';
 import { familyStrategy } from '../grading/index.js';
-import { type CaseMeta, failureSummary, RunSession, type SuitePlan } from '../run/index.js';
+import { type CaseMeta, type CaseSelection, failureSummary, RunSession, type SuitePlan } from '../run/index.js';
+import { isFiltering, selectCases } from './case-filter.js';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -40,13 +41,22 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
   describe(`${commission.config.id}`, () => {
     for (const delivery of deliveries) {
       for (const split of plan.splits) {
+        const { run, skipped } = selectCases(commission.cases[split], plan.cases);
+        const selection: CaseSelection | undefined = isFiltering(plan.cases)
+          ? {
+              match: plan.cases?.match ?? [],
+              limit: plan.cases?.limit ?? null,
+              total: commission.cases[split].length,
+              skipped,
+            }
+          : undefined;
         describe.concurrent(`${delivery.label} · ${split}`, () => {
-          for (const caseRef of commission.cases[split]) {
+          for (const caseRef of run) {
             for (let trial = 1; trial <= trials; trial++) {
               const name = trials > 1 ? `${caseRef.id} · trial ${trial}` : caseRef.id;
               test(name, { timeout }, async ({ task }) => {
                 const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
-                task.meta.heldout = meta;
+                task.meta.heldout = selection ? { ...meta, selection } : meta;
                 if (!meta.grade.passed)
                   throw new CaseFailure(failureSummary(meta.grade, commission.config.pass.minResult));
               });

@@ -1,7 +1,7 @@
-import { CommissionError } from '../../commission/index.js';
 import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, optionalInteger, stringOption } from '../options.js';
 
 export default defineCommand({
@@ -38,6 +38,8 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     if (positionals.length !== 1) throw new UsageError('dev: name exactly one commission directory');
     const delivery = stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('dev: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    requireDirectory(delivery, 'dev: --delivery', 'give the submission’s directory');
+    requireDirectory(positionals[0]!, 'dev:', 'name the commission directory');
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const json = Boolean(values.json);
@@ -56,7 +58,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
         });
       r = await round();
     } catch (err) {
-      if (err instanceof DevRoundError || err instanceof CommissionError) throw new UsageError(err.message);
+      if (err instanceof DevRoundError) throw new UsageError(err.message);
       throw err;
     }
     if (r.status === 'refused') {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { CommissionError, loadCommission } from '../../commission/index.js';
+import { loadCommission } from '../../commission/index.js';
 import {
   defaultLedgerPath,
   freezeFromLedger,
@@ -15,6 +15,7 @@ import {
 } from '../../freeze/index.js';
 import { engineAnswers, imageId, RUNTIME_IMAGE } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, optionalNumber, stringOption } from '../options.js';
 
 export default defineCommand({
@@ -49,6 +50,7 @@ Exit: 0 written, 2 usage error.`,
   }),
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('freeze: name exactly one delivery directory');
+    requireDirectory(positionals[0]!, 'freeze:', 'name the delivery directory to freeze');
     const policy = stringOption(values, 'policy') ?? 'final';
     if (!(FREEZE_POLICIES as readonly string[]).includes(policy)) {
       throw new UsageError(`--policy: expected one of ${FREEZE_POLICIES.join(', ')}, got ${policy}`);
@@ -66,11 +68,7 @@ Exit: 0 written, 2 usage error.`,
     const commission = stringOption(values, 'commission');
     if (commission) {
       if (ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
-      try {
-        ledgerPath = defaultLedgerPath((await loadCommission(commission)).config.id);
-      } catch (err) {
-        throw new UsageError(err instanceof CommissionError ? err.message : (err as Error).message);
-      }
+      ledgerPath = defaultLedgerPath((await loadCommission(commission)).config.id);
     }
     let m: FreezeManifest;
     if (ledgerPath) {

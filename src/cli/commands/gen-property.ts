@@ -1,7 +1,7 @@
-import { CommissionError } from '../../commission/index.js';
 import { PropertiesError, runProperties } from '../../propgen/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, integerOption, requiredString, stringOption } from '../options.js';
 
 export default defineCommand({
@@ -27,6 +27,8 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('gen property: name exactly one commission directory');
     const delivery = requiredString(values, 'delivery', 'gen property', '<dir>');
+    requireDirectory(positionals[0]!, 'gen property:', 'name the commission directory');
+    requireDirectory(delivery, 'gen property: --delivery', 'give the delivery’s directory');
     const runs = integerOption(values, 'runs', 100, 1);
     let seed: number | undefined;
     if (values.seed !== undefined) {
@@ -61,7 +63,7 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
             },
       });
     } catch (err) {
-      if (err instanceof CommissionError || err instanceof PropertiesError) throw new UsageError(err.message);
+      if (err instanceof PropertiesError) throw new UsageError(err.message);
       throw err;
     }
     if (json) {

@@ -1,8 +1,9 @@
-import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
+import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import type { GateThresholds } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
-import { runHeldout } from '../../vitest/index.js';
+import { type CaseFilter, runHeldout, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { deliveryMap } from '../deliveries.js';
 import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
@@ -17,7 +18,11 @@ Runs each commission's cases (held-out by default) against the frozen delivery, 
 through Vitest (the same generated suite \`npx vitest\` runs with the heldout plugin), and writes the report.
 
 Options:
-  --delivery <dir>          the delivery under test (default: $HELDOUT_DELIVERY)
+  --delivery [label=]<dir>  a delivery under test (default: $HELDOUT_DELIVERY); repeat it to run several in one run,
+                            each labelled by its directory name or by label=
+  --case <glob>             run only the cases whose id (or split/id) matches; repeatable (* and ?)
+  --limit <n>               run at most n cases per commission and split (after --case); the report marks
+                            a filtered run partial
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
@@ -35,20 +40,31 @@ Options:
 Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate options the gate is
 "every case meets the commission's pass rule", as under \`npx vitest\`.`,
   options: declareOptions({
-    string: ['delivery', 'split', 'trials', 'sandbox', 'out', 'concurrency', 'freeze', 'judge-cache', ...GATE_OPTIONS],
-    strings: ['reporter'],
+    string: ['split', 'trials', 'sandbox', 'out', 'concurrency', 'freeze', 'judge-cache', 'limit', ...GATE_OPTIONS],
+    strings: ['reporter', 'delivery', 'case'],
     boolean: ['resume', 'no-judge-cache'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
-    const delivery = stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY;
-    if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    const given = (values.delivery as string[] | undefined) ?? [];
+    if (given.length === 0 && process.env.HELDOUT_DELIVERY) given.push(process.env.HELDOUT_DELIVERY);
+    if (given.length === 0) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    const delivery = deliveryMap(given, 'run');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
+    const split = (values.split as string | undefined) ?? 'heldout';
+    if (!['heldout', 'dev', 'both'].includes(split))
+      throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
+    const splits: Split[] = split === 'both' ? ['dev', 'heldout'] : [split as Split];
+    const cases: CaseFilter = {
+      match: (values.case as string[] | undefined) ?? [],
+      limit: optionalInteger(values, 'limit', 1) ?? null,
+    };
     // Refuse bad packages before any sandbox starts, with every problem at once.
     let invalid = false;
+    const loaded: Commission[] = [];
     for (const dir of positionals) {
       try {
-        await loadCommission(dir);
+        loaded.push(await loadCommission(dir, { checkModules: true }));
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid = true;
@@ -56,9 +72,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       }
     }
     if (invalid) return 2;
-    const split = (values.split as string | undefined) ?? 'heldout';
-    if (!['heldout', 'dev', 'both'].includes(split))
-      throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
+    const partial = checkCaseFilter(loaded, splits, cases);
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const gate: GateThresholds = {};
@@ -73,7 +87,8 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       {
         commissions: positionals,
         delivery,
-        split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
+        split: splits.length === 1 ? splits[0] : splits,
+        ...(partial.length > 0 ? { cases } : {}),
         trials: optionalInteger(values, 'trials', 1),
         sandbox,
         out: stringOption(values, 'out'),
@@ -89,7 +104,33 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       console.error('heldout run: no case was run (see the errors above)');
       return 2;
     }
+    if (partial.length > 0) console.log(`partial run (--case/--limit): ${partial.join('; ')}`);
     if (Object.keys(gate).length > 0) return result.violations.length > 0 ? 1 : 0;
     return result.failedTests > 0 || result.vitestExitCode !== 0 ? 1 : 0;
   },
 });
+
+/**
+ * Holds a case filter to the cases there are: a glob that matches no case of any commission is a typo (exit 2).
+ * Returns, per commission × split that loses cases, how many of how many run; empty when nothing is left out.
+ */
+function checkCaseFilter(commissions: Commission[], splits: Split[], filter: CaseFilter): string[] {
+  for (const glob of filter.match ?? []) {
+    const hits = commissions.some((c) => splits.some((s) => selectCases(c.cases[s], { match: [glob] }).run.length > 0));
+    if (!hits) {
+      const ids = commissions.flatMap((c) => splits.flatMap((s) => c.cases[s].map((x) => x.id)));
+      throw new UsageError(
+        `run: --case ${glob} matches no ${splits.join(' or ')} case; the cases are ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`,
+      );
+    }
+  }
+  const lines: string[] = [];
+  for (const c of commissions) {
+    for (const s of splits) {
+      const { run } = selectCases(c.cases[s], filter);
+      if (run.length < c.cases[s].length)
+        lines.push(`${c.config.id} ${s}: ${run.length} of ${c.cases[s].length} cases`);
+    }
+  }
+  return lines;
+}

@@ -20,7 +20,7 @@ Exit: 0 all valid, 2 any invalid.`,
     let invalid = 0;
     for (const dir of positionals) {
       try {
-        const c = await loadCommission(dir);
+        const c = await loadCommission(dir, { checkModules: true });
         const counts = { family: c.config.family, dev: c.cases.dev.length, heldout: c.cases.heldout.length };
         results.push({ dir, ok: true, ...counts, problems: [] });
         if (!json) console.log(`ok ${dir} (${counts.family}: ${counts.dev} dev, ${counts.heldout} held-out cases)`);
