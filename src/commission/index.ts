@@ -1,3 +1,4 @@
+export { addCanaries, canaryLine, canaryOf } from './canary.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,
@@ -13,4 +14,6 @@ export {
   type Split,
   zodProblems,
 } from './load.js';
+export { COMMAND_PLACEHOLDERS, ENTRY_PLACEHOLDERS, type PlaceholderName, placeholdersIn } from './placeholders.js';
 export * from './schema.js';
+export { fieldNames, type SchemaField, schemaFields, typeName, variantsOf } from './schema-fields.js';

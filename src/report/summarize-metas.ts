@@ -24,25 +24,26 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
             (m) => m.commission.id === first.commission.id && m.delivery.role === 'starter' && m.split === first.split,
           )
         : [];
-    entries.push(
-      summarizeCommission({
-        id: first.commission.id,
-        family: first.commission.family,
-        split: first.split,
-        delivery: {
-          path: first.delivery.dir,
-          digest: first.delivery.digest,
-          frozen: first.delivery.frozen,
-          label: first.delivery.label,
-          role: first.delivery.role,
-        },
-        cases: group.map((m) => m.grade),
-        passRule: { minResult: first.commission.minResult },
-        optimization: starter.length > 0 ? { starter: starter.map((m) => m.grade) } : null,
-        hardCodedDevStrings: first.delivery.devStrings,
-        noModelCalls: first.commission.modelRequired ? undefined : false,
-      }),
-    );
+    const entry = summarizeCommission({
+      id: first.commission.id,
+      family: first.commission.family,
+      split: first.split,
+      delivery: {
+        path: first.delivery.dir,
+        digest: first.delivery.digest,
+        frozen: first.delivery.frozen,
+        label: first.delivery.label,
+        role: first.delivery.role,
+      },
+      cases: group.map((m) => m.grade),
+      passRule: { minResult: first.commission.minResult },
+      optimization: starter.length > 0 ? { starter: starter.map((m) => m.grade) } : null,
+      hardCodedDevStrings: first.delivery.devStrings,
+      noModelCalls: first.commission.modelRequired ? undefined : false,
+    });
+    // Present only when the contamination scan found something (documents without it stay as they were).
+    const leak = group.find((m) => m.delivery.heldoutLeak)?.delivery.heldoutLeak;
+    entries.push(leak ? { ...entry, heldoutLeak: leak } : entry);
   }
   entries.sort(
     (a, b) =>

@@ -1,4 +1,5 @@
 export { failureSummary } from './failure-message.js';
+export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 export { newRunId } from './run-id.js';
 export { RunSession, type RunSessionOptions } from './session.js';
 export * from './types.js';

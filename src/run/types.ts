@@ -1,6 +1,7 @@
 import type { Family, Split } from '../commission/index.js';
 import type { CaseGrade } from '../grading/index.js';
 import type { IsolationName, SandboxKind } from '../sandbox/index.js';
+import type { HeldoutLeak } from './heldout-leak.js';
 
 /** A delivery under test, resolved and digested before any case runs. */
 export interface DeliveryRef {
@@ -54,8 +55,11 @@ export interface CaseMeta {
     /** The requirement obliges the agent to use the runtime model (no calls then flags a hollow runtime). */
     modelRequired: boolean;
   };
-  /** `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner). */
-  delivery: DeliveryRef & { devStrings: string[] };
+  /**
+   * `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner);
+   * `heldoutLeak`: held-out canaries and distinctive held-out strings found there (null or absent: none).
+   */
+  delivery: DeliveryRef & { devStrings: string[]; heldoutLeak?: HeldoutLeak | null };
   split: Split;
   /** Set on a filtered run: the report must mark it partial and name what was left out. */
   selection?: CaseSelection;
