@@ -25,8 +25,11 @@ export function describeError(err: unknown, command: string | null): string {
   const where = command ? `heldout ${command}` : 'heldout';
   if (err instanceof UsageError) return `heldout: ${err.message}`;
   // An invalid package: every problem as `file: field: problem`, as `heldout validate` prints them.
-  if (err instanceof CommissionError)
-    return err.problems.map((p) => formatProblem(p, path.relative(process.cwd(), err.dir) || '.')).join('\n');
+  if (err instanceof CommissionError) {
+    const rel = path.relative(process.cwd(), err.dir);
+    const dir = rel === '' ? '.' : rel.startsWith('..') ? err.dir : rel;
+    return err.problems.map((p) => formatProblem(p, dir)).join('\n');
+  }
   const e = err as NodeJS.ErrnoException | undefined;
   if (e && typeof e.code === 'string' && FS_CODES[e.code] && typeof e.path === 'string')
     return `${where}: ${e.path}: ${FS_CODES[e.code]}`;

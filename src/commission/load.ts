@@ -134,7 +134,7 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
       problems.push({ file: configFile, path: '', message: `cannot be imported: ${(err as Error).message}` });
     }
   } else {
-    problems.push({ file: 'commission.yaml', path: '', message: 'missing (or commission.ts)' });
+    problems.push({ file: 'commission.yaml', path: '', message: 'missing; add commission.yaml (or commission.ts)' });
   }
 
   const config = rawConfig === undefined ? undefined : validate(commissionSchema, rawConfig, configFile, problems);
@@ -148,7 +148,11 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
   } else if (existsSync(rubricPath)) {
     rawRubric = readYaml(dir, 'rubric.yaml', problems);
   } else {
-    problems.push({ file: 'rubric.yaml', path: '', message: 'missing' });
+    problems.push({
+      file: 'rubric.yaml',
+      path: '',
+      message: 'missing; add rubric.yaml (dimensions, outcomes, ceilings)',
+    });
   }
   const rubric =
     rawRubric === undefined
@@ -183,7 +187,7 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
     problems.push({
       file: starterName,
       path: '',
-      message: `missing: a ${config.family} commission starts from ${starterName}/`,
+      message: `missing: ${config.family === 'editing' ? 'an editing' : 'an optimization'} commission starts from ${starterName}/; add it`,
     });
   }
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
@@ -242,11 +246,16 @@ function readRequirement(dir: string, problems: Problem[]): Requirement | undefi
   for (const [key, prefix] of REQUIREMENT_DOCS) {
     const name = names.find((n) => n.startsWith(prefix) && n.endsWith('.md'));
     if (!name) {
-      problems.push({ file: `requirement/${prefix}_*.md`, path: '', message: `missing the ${key} document` });
+      problems.push({
+        file: `requirement/${prefix}_*.md`,
+        path: '',
+        message: `missing the ${key} document; add requirement/${prefix}_${key}.md`,
+      });
       continue;
     }
     const text = readFileSync(path.join(reqDir, name), 'utf8');
-    if (text.trim() === '') problems.push({ file: `requirement/${name}`, path: '', message: 'is empty' });
+    if (text.trim() === '')
+      problems.push({ file: `requirement/${name}`, path: '', message: 'is empty; write the document' });
     out[key] = text;
   }
   return Object.keys(out).length === 4 ? (out as Requirement) : undefined;
@@ -261,7 +270,7 @@ function readCases(root: string, splitDir: string, split: Split, problems: Probl
     if (!statSync(dir).isDirectory()) continue;
     const inputPath = path.join(dir, 'input.md');
     if (!existsSync(inputPath)) {
-      problems.push({ file: rel(dir), path: '', message: 'missing input.md' });
+      problems.push({ file: rel(dir), path: '', message: 'missing input.md; every case directory needs one' });
       continue;
     }
     let truth: Record<string, unknown> | null = null;
@@ -270,9 +279,10 @@ function readCases(root: string, splitDir: string, split: Split, problems: Probl
       try {
         const parsed = truthSchema.safeParse(JSON.parse(readFileSync(truthPath, 'utf8')));
         if (parsed.success) truth = parsed.data;
-        else problems.push({ file: rel(truthPath), path: '', message: 'must be a JSON object' });
+        else
+          problems.push({ file: rel(truthPath), path: '', message: 'must be a JSON object ({ "field": value, … })' });
       } catch (err) {
-        problems.push({ file: rel(truthPath), path: '', message: `invalid JSON: ${(err as Error).message}` });
+        problems.push({ file: rel(truthPath), path: '', message: `invalid JSON (${(err as Error).message}); fix it` });
       }
     }
     const assetsDir = path.join(dir, 'assets');

@@ -163,13 +163,25 @@ export const commissionSchema = z
   .strict()
   .superRefine((c, ctx) => {
     if (c.family === 'editing' && !c.editing) {
-      ctx.addIssue({ code: 'custom', path: ['editing'], message: 'required when family is editing' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['editing'],
+        message: 'required when family is editing; add the editing: section (patch, allowedPaths, regression)',
+      });
     }
     if (c.family === 'tool-agent' && !c.toolAgent) {
-      ctx.addIssue({ code: 'custom', path: ['toolAgent'], message: 'required when family is tool-agent' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['toolAgent'],
+        message: 'required when family is tool-agent; add the toolAgent: section (domain, user)',
+      });
     }
     if (c.family === 'optimization' && !c.optimization) {
-      ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['optimization'],
+        message: 'required when family is optimization; add the optimization: section (objective, starter)',
+      });
     }
     const seen = new Set<string>();
     listOf(c.artifacts).forEach((a, i) => {

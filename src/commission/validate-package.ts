@@ -189,7 +189,8 @@ export function placeholderProblems(command: string, known: Record<string, strin
 /** A path inside the output directory read literally: relative, no `..`, no glob characters. */
 function relativePathProblem(p: string, what: string): string | null {
   if (p.trim() === '') return 'is empty; name a file in the output directory';
-  if (path.isAbsolute(p)) return `${JSON.stringify(p)} is absolute; ${what} are relative to the output directory`;
+  if (path.isAbsolute(p))
+    return `${JSON.stringify(p)} is absolute; make it relative to the output directory (${what} are)`;
   if (p.split(/[\\/]/).includes('..')) return `${JSON.stringify(p)} leaves the output directory; remove the ".."`;
   if (/[*?[\]{}]/.test(p))
     return `${JSON.stringify(p)} has glob characters, but ${what} are read literally; name one file`;
@@ -199,7 +200,7 @@ function relativePathProblem(p: string, what: string): string | null {
 /** A glob of heldout's dialect (`**`, `*`, `?`; no braces, classes or negation), relative, without `..`. */
 export function globProblem(g: string): string | null {
   if (g.trim() === '') return 'is empty; write a path or a glob such as src/**';
-  if (path.isAbsolute(g)) return `${JSON.stringify(g)} is absolute; globs are relative to the tree they match`;
+  if (path.isAbsolute(g)) return `${JSON.stringify(g)} is absolute; make it relative to the tree it matches`;
   if (g.split('/').includes('..')) return `${JSON.stringify(g)} has a ".." segment, which never matches; remove it`;
   if (g.startsWith('!')) return `${JSON.stringify(g)}: negation is not supported; list it under the opposite key`;
   if (/[{}]/.test(g)) return `${JSON.stringify(g)}: braces are not glob syntax here (only *, ** and ?); list each path`;
@@ -214,7 +215,7 @@ function jsonSchemaProblem(schema: unknown): string | null {
     z.fromJSONSchema(schema as z.core.JSONSchema.JSONSchema);
     return null;
   } catch (err) {
-    return `is not a JSON Schema heldout can apply (${(err as Error).message}); see docs/commission.md`;
+    return `is not a JSON Schema heldout can apply (${(err as Error).message}); fix it (docs/commission.md)`;
   }
 }
 
@@ -251,7 +252,7 @@ export async function checkModuleProblems(d: PackageDraft, checksDir: string | n
       out.push({
         file: d.rubricFile,
         path: `${field}.export`,
-        message: `checks/${check.module} exports no function ${exportName}${fns.length ? `; it exports ${fns.join(', ')}` : ''}`,
+        message: `checks/${check.module} exports no function ${exportName}; export one${fns.length ? `, or name one of ${fns.join(', ')} in export` : ''}`,
       });
     }
   }

@@ -126,11 +126,22 @@ function unionLines(issue: Extract<Issue, { code: 'invalid_union' }>, at: Key[],
         : `unknown ${issue.discriminator} kind ${show(value)}; use one of: ${options.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
     return [{ at, message }];
   }
+  if (value === undefined) return [{ at, message: 'missing; add it' }];
   const fits = issue.errors.map((e) => fitOf(e, value));
   if (fits.length === 0) return [{ at, message: issue.message }];
   const best = Math.min(...fits.map((f) => f.cost));
   const winners = fits.filter((f) => f.cost === best);
-  if (winners.length === 1) return winners[0]!.issues.flatMap((i) => issueLines(i, at, raw));
+  if (winners.length === 1) {
+    const lines = winners[0]!.issues.flatMap((i) => issueLines(i, at, raw));
+    // The value has neither a discriminator nor all of another member's fields: say both ways to fix it.
+    const keyed = fits.find((f) => f.discriminator)?.discriminator;
+    if (keyed && !winners[0]!.discriminator && winners[0]!.missing.length > 0)
+      lines.push({
+        at: [...at, keyed.key],
+        message: `or, for the other kind of item, add ${keyed.key}: one of ${keyed.options.join(', ')}`,
+      });
+    return lines;
+  }
   // No member fits better than another: say which forms are allowed, and which fields none of them knows.
   const forms = winners.map((f) =>
     f.discriminator

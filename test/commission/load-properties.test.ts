@@ -161,7 +161,7 @@ describe('commission packages', () => {
       cpSync(path.resolve(import.meta.dirname, '../../tasks/ticket-routing'), dir, { recursive: true });
       renameSync(path.join(dir, 'starter'), path.join(dir, 'a0'));
       expect((await problemsOf(dir))?.map((p) => `${p.file}: ${p.message}`)).toEqual([
-        'starter: missing: a optimization commission starts from starter/',
+        'starter: missing: an optimization commission starts from starter/; add it',
       ]);
       const file = path.join(dir, 'commission.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}starter: starter$/m, '  starter: a0'));

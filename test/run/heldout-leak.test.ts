@@ -86,7 +86,11 @@ describe('a run flags held-out contamination in summary.json and report.md', () 
     expect(entry('copied').heldoutLeak.canaries).toEqual([{ case: 'h05-malformed', file: 'notes.md' }]);
     const hard = entry('hard').heldoutLeak;
     expect(hard.canaries).toEqual([]);
-    expect(hard.strings).toContainEqual({ case: 'h03-stacktraces', text: 'orders keep failing with', file: 'known.py' });
+    expect(hard.strings).toContainEqual({
+      case: 'h03-stacktraces',
+      text: 'orders keep failing with',
+      file: 'known.py',
+    });
     expect(entry('ref').heldoutLeak).toBeUndefined();
   });
 
@@ -94,6 +98,8 @@ describe('a run flags held-out contamination in summary.json and report.md', () 
     const lines = report.split('\n').filter((l) => l.includes('held-out leak'));
     expect(lines).toHaveLength(2);
     expect(lines.find((l) => l.includes('/ copied'))).toMatch(/the canary of `h05-malformed` in `notes.md`/);
-    expect(lines.find((l) => l.includes('/ hard'))).toMatch(/`orders keep failing with` \(h03-stacktraces\) in `known.py`/);
+    expect(lines.find((l) => l.includes('/ hard'))).toMatch(
+      /`orders keep failing with` \(h03-stacktraces\) in `known.py`/,
+    );
   });
 });

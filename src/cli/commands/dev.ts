@@ -1,4 +1,5 @@
-import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
+import { loadCommission } from '../../commission/index.js';
+import type { runDevRound } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { requireDirectory } from '../errors.js';
@@ -43,6 +44,11 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const json = Boolean(values.json);
+    // A bad package is refused with every problem before Vitest (and the sandboxes) load.
+    await loadCommission(positionals[0]!, { checkModules: true });
+    const { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } = await import(
+      '../../devloop/index.js'
+    );
     let r: Awaited<ReturnType<typeof runDevRound>>;
     try {
       const round = () =>

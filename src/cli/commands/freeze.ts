@@ -1,12 +1,6 @@
 import { resolve } from 'node:path';
 import { loadCommission } from '../../commission/index.js';
 import {
-  defaultLedgerPath,
-  freezeFromLedger,
-  NoQualifyingRoundError,
-  RoundDigestMismatchError,
-} from '../../devloop/index.js';
-import {
   defaultEnvironment,
   FREEZE_POLICIES,
   type FreezeManifest,
@@ -66,10 +60,13 @@ Exit: 0 written, 2 usage error.`,
     }
     let ledgerPath = stringOption(values, 'ledger');
     const commission = stringOption(values, 'commission');
-    if (commission) {
-      if (ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
-      ledgerPath = defaultLedgerPath((await loadCommission(commission)).config.id);
-    }
+    if (commission && ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
+    // The commission is checked before the dev loop (and Vitest with it) loads.
+    const id = commission ? (await loadCommission(commission, { checkModules: true })).config.id : null;
+    const { defaultLedgerPath, freezeFromLedger, NoQualifyingRoundError, RoundDigestMismatchError } = await import(
+      '../../devloop/index.js'
+    );
+    if (id) ledgerPath = defaultLedgerPath(id);
     let m: FreezeManifest;
     if (ledgerPath) {
       if (round !== null) throw new UsageError('freeze: --round is chosen by the policy when a ledger is given');

@@ -1,4 +1,5 @@
-import { PropertiesError, runProperties } from '../../propgen/index.js';
+import { loadCommission } from '../../commission/index.js';
+import type { runProperties } from '../../propgen/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { requireDirectory } from '../errors.js';
@@ -45,6 +46,9 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
       throw new UsageError(`--path: expected fast-check's path like 0:1:1, got ${values.path}`);
     }
     const json = values.json === true;
+    // A bad package is refused with every problem before Vitest (and the sandboxes) load.
+    await loadCommission(positionals[0]!, { checkModules: true });
+    const { PropertiesError, runProperties } = await import('../../propgen/index.js');
     let report: Awaited<ReturnType<typeof runProperties>>;
     try {
       report = await runProperties(positionals[0]!, {

@@ -1,7 +1,7 @@
 import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import type { GateThresholds } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
-import { type CaseFilter, runHeldout, selectCases } from '../../vitest/index.js';
+import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { deliveryMap } from '../deliveries.js';
 import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
@@ -72,7 +72,9 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       }
     }
     if (invalid) return 2;
-    const partial = checkCaseFilter(loaded, splits, cases);
+    // Vitest loads only once the packages are known to be good (a refusal stays quick).
+    const { runHeldout, selectCases } = await import('../../vitest/index.js');
+    const partial = checkCaseFilter(loaded, splits, cases, selectCases);
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const gate: GateThresholds = {};
@@ -114,9 +116,14 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
  * Holds a case filter to the cases there are: a glob that matches no case of any commission is a typo (exit 2).
  * Returns, per commission × split that loses cases, how many of how many run; empty when nothing is left out.
  */
-function checkCaseFilter(commissions: Commission[], splits: Split[], filter: CaseFilter): string[] {
+function checkCaseFilter(
+  commissions: Commission[],
+  splits: Split[],
+  filter: CaseFilter,
+  select: typeof selectCases,
+): string[] {
   for (const glob of filter.match ?? []) {
-    const hits = commissions.some((c) => splits.some((s) => selectCases(c.cases[s], { match: [glob] }).run.length > 0));
+    const hits = commissions.some((c) => splits.some((s) => select(c.cases[s], { match: [glob] }).run.length > 0));
     if (!hits) {
       const ids = commissions.flatMap((c) => splits.flatMap((s) => c.cases[s].map((x) => x.id)));
       throw new UsageError(
@@ -127,7 +134,7 @@ function checkCaseFilter(commissions: Commission[], splits: Split[], filter: Cas
   const lines: string[] = [];
   for (const c of commissions) {
     for (const s of splits) {
-      const { run } = selectCases(c.cases[s], filter);
+      const { run } = select(c.cases[s], filter);
       if (run.length < c.cases[s].length)
         lines.push(`${c.config.id} ${s}: ${run.length} of ${c.cases[s].length} cases`);
     }
