@@ -46,3 +46,11 @@ export function requireDirectory(dir: string, what: string, hint: string): strin
   if (!statSync(dir).isDirectory()) throw new UsageError(`${what} ${dir}: not a directory; ${hint}`);
   return dir;
 }
+
+/** What went wrong reading an input file, for `<option> <file>: <this>`: a missing file, broken JSON, or the message. */
+export function fileProblem(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e?.code === 'string' && FS_CODES[e.code]) return FS_CODES[e.code]!;
+  if (err instanceof SyntaxError) return `not valid JSON (${err.message}); fix the file`;
+  return String(e?.message ?? err).split('\n')[0]!;
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createLimiter } from '../../src/sandbox/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
-import { BROKEN, type Base, type Expected } from './broken-packages.js';
+import { type Base, BROKEN, type Expected } from './broken-packages.js';
 
 // Every package of the table is refused by `heldout validate` (exit 2) with each of its defects named by file and
 // field and a message saying how to fix it, all in one report; and no command that reads a package prints a stack.
@@ -55,7 +55,10 @@ describe('broken commission packages', () => {
       const [report] = JSON.parse(json.stdout);
       expect(report.ok).toBe(false);
       for (const want of b.expect)
-        expect(found(report.problems, want), `${want.file}: ${want.field}: ${want.message}\n${json.stdout}`).toBeDefined();
+        expect(
+          found(report.problems, want),
+          `${want.file}: ${want.field}: ${want.message}\n${json.stdout}`,
+        ).toBeDefined();
       for (const p of report.problems) expect(p.message, `${p.file}: ${p.field}`).toMatch(FIX);
       const text = await heldout(['validate', dirs[i]!]);
       expect(text.code).toBe(2);

@@ -46,7 +46,11 @@ export const BROKEN: BrokenPackage[] = [
     base: 'log-triage',
     break: item(0, 1, (it) => ({ ...it, expected: { truth: 'nosuch.path' } })),
     expect: [
-      e('rubric.yaml', 'dimensions.0.items.1.expected.truth', /"nosuch\.path" is not in the truth\.json of dev\/dev-001.*fix the path/),
+      e(
+        'rubric.yaml',
+        'dimensions.0.items.1.expected.truth',
+        /"nosuch\.path" is not in the truth\.json of dev\/dev-001.*fix the path/,
+      ),
     ],
   },
   {
@@ -66,14 +70,24 @@ export const BROKEN: BrokenPackage[] = [
     break: commission((c) => {
       c.entry = 'python3 run_agent.py --input {inptu} --output {output}';
     }),
-    expect: [e('commission.yaml', 'entry', /unknown placeholder \{inptu\} \(did you mean \{input\}\?\); the placeholders are \{input\}/)],
+    expect: [
+      e(
+        'commission.yaml',
+        'entry',
+        /unknown placeholder \{inptu\} \(did you mean \{input\}\?\); the placeholders are \{input\}/,
+      ),
+    ],
   },
   {
     name: 'an unknown check kind',
     base: 'log-triage',
     break: item(2, 0, (it) => ({ ...it, check: 'json-equal' })),
     expect: [
-      e('rubric.yaml', 'dimensions.2.items.0.check', /unknown check kind "json-equal"; use one of: exists, json-equals, .*\(did you mean json-equals\?\)/),
+      e(
+        'rubric.yaml',
+        'dimensions.2.items.0.check',
+        /unknown check kind "json-equal"; use one of: exists, json-equals, .*\(did you mean json-equals\?\)/,
+      ),
     ],
   },
   {
@@ -119,7 +133,13 @@ export const BROKEN: BrokenPackage[] = [
     break: commission((c) => {
       c.family = 'compilation';
     }),
-    expect: [e('commission.yaml', 'family', /"compilation" is not allowed; use one of: creation, editing, optimization, tool-agent/)],
+    expect: [
+      e(
+        'commission.yaml',
+        'family',
+        /"compilation" is not allowed; use one of: creation, editing, optimization, tool-agent/,
+      ),
+    ],
   },
   {
     name: 'zero trials',
@@ -133,7 +153,13 @@ export const BROKEN: BrokenPackage[] = [
     name: 'a bracketed truth path',
     base: 'log-triage',
     break: item(0, 3, (it) => ({ ...it, expected: { truth: 'levels[ERROR]' } })),
-    expect: [e('rubric.yaml', 'dimensions.0.items.3.expected.truth', /list indices and keys are dotted here; write levels\.ERROR/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.0.items.3.expected.truth',
+        /list indices and keys are dotted here; write levels\.ERROR/,
+      ),
+    ],
   },
   {
     name: 'a wildcard JSON path',
@@ -158,7 +184,11 @@ export const BROKEN: BrokenPackage[] = [
     base: 'log-triage',
     break: item(0, 0, (it) => ({ ...it, expected: { truht: 'log_format' } })),
     expect: [
-      e('rubric.yaml', 'dimensions.0.items.0.expected', /matches none of the allowed forms: \{ value \} or \{ truth \}; write one of them/),
+      e(
+        'rubric.yaml',
+        'dimensions.0.items.0.expected',
+        /matches none of the allowed forms: \{ value \} or \{ truth \}; write one of them/,
+      ),
       e('rubric.yaml', 'dimensions.0.items.0.expected.truht', /did you mean `truth`\?/),
     ],
   },
@@ -174,7 +204,13 @@ export const BROKEN: BrokenPackage[] = [
     break: rubric((r) => {
       r.outcomes[0].caps = { errrors: 20 };
     }),
-    expect: [e('rubric.yaml', 'outcomes.0.caps.errrors', /unknown dimension errrors; use one of: counts, errors, request, summary/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'outcomes.0.caps.errrors',
+        /unknown dimension errrors; use one of: counts, errors, request, summary/,
+      ),
+    ],
   },
   {
     name: 'two dimensions with one id',
@@ -206,7 +242,13 @@ export const BROKEN: BrokenPackage[] = [
     name: 'a function check whose module is missing',
     base: 'log-triage',
     break: item(3, 0, (it) => ({ check: 'function', module: 'summary.ts', points: it.points })),
-    expect: [e('rubric.yaml', 'dimensions.3.items.0.module', /checks\/summary\.ts not found; add it to checks\/ or fix the name/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.3.items.0.module',
+        /checks\/summary\.ts not found; add it to checks\/ or fix the name/,
+      ),
+    ],
   },
   {
     name: 'a function check naming an export the module lacks',
@@ -215,7 +257,13 @@ export const BROKEN: BrokenPackage[] = [
       write(dir, 'checks/summary.ts', 'export const scoreSummary = () => ({ score: 1, evidence: "ok" });\n');
       item(3, 0, (it) => ({ check: 'function', module: 'summary.ts', points: it.points }))(dir);
     },
-    expect: [e('rubric.yaml', 'dimensions.3.items.0.export', /exports no function default; export one, or name one of scoreSummary in export/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.3.items.0.export',
+        /exports no function default; export one, or name one of scoreSummary in export/,
+      ),
+    ],
   },
   {
     name: 'an artifact outside the output directory',
@@ -231,13 +279,21 @@ export const BROKEN: BrokenPackage[] = [
     break: commission((c) => {
       c.artifacts[0].schema = { type: 'objekt' };
     }),
-    expect: [e('commission.yaml', 'artifacts.0.schema', /is not a JSON Schema heldout can apply \(Unsupported type: objekt\)/)],
+    expect: [
+      e('commission.yaml', 'artifacts.0.schema', /is not a JSON Schema heldout can apply \(Unsupported type: objekt\)/),
+    ],
   },
   {
     name: 'a glob where a check reads one file',
     base: 'log-triage',
     break: item(3, 0, (it) => ({ ...it, file: '*.md' })),
-    expect: [e('rubric.yaml', 'dimensions.3.items.0.file', /has glob characters, but check files are read literally; name one file/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.3.items.0.file',
+        /has glob characters, but check files are read literally; name one file/,
+      ),
+    ],
   },
   {
     name: 'an absolute check file',
@@ -257,7 +313,9 @@ export const BROKEN: BrokenPackage[] = [
     name: 'a command check placeholder typo',
     base: 'log-triage',
     break: item(3, 4, (it) => ({ check: 'command', run: 'test -s {outptu}/summary.md', points: it.points })),
-    expect: [e('rubric.yaml', 'dimensions.3.items.4.run', /unknown placeholder \{outptu\} \(did you mean \{output\}\?\)/)],
+    expect: [
+      e('rubric.yaml', 'dimensions.3.items.4.run', /unknown placeholder \{outptu\} \(did you mean \{output\}\?\)/),
+    ],
   },
   {
     name: 'a judged item without points',
@@ -271,7 +329,11 @@ export const BROKEN: BrokenPackage[] = [
     break: item(3, 4, (it) => ({ title: 'no placeholders', points: it.points })),
     expect: [
       e('rubric.yaml', 'dimensions.3.items.4.judge', /missing; add it/),
-      e('rubric.yaml', 'dimensions.3.items.4.check', /or, for the other kind of item, add check: one of exists, json-equals/),
+      e(
+        'rubric.yaml',
+        'dimensions.3.items.4.check',
+        /or, for the other kind of item, add check: one of exists, json-equals/,
+      ),
     ],
   },
   {
@@ -324,7 +386,11 @@ export const BROKEN: BrokenPackage[] = [
       c.editing.allowedPaths = ['/mdtodo/**'];
     }),
     expect: [
-      e('commission.yaml', 'editing.forbiddenPaths.0', /braces are not glob syntax here \(only \*, \*\* and \?\); list each path/),
+      e(
+        'commission.yaml',
+        'editing.forbiddenPaths.0',
+        /braces are not glob syntax here \(only \*, \*\* and \?\); list each path/,
+      ),
       e('commission.yaml', 'editing.allowedPaths.0', /is absolute; make it relative to the tree it matches/),
     ],
   },
@@ -334,7 +400,9 @@ export const BROKEN: BrokenPackage[] = [
     break: commission((c) => {
       c.editing.regression.command = 'cd {tre} && python3 -m unittest discover -s tests';
     }),
-    expect: [e('commission.yaml', 'editing.regression.command', /unknown placeholder \{tre\} \(did you mean \{tree\}\?\)/)],
+    expect: [
+      e('commission.yaml', 'editing.regression.command', /unknown placeholder \{tre\} \(did you mean \{tree\}\?\)/),
+    ],
   },
   {
     name: 'an optimization commission without its a0',

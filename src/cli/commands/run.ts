@@ -59,6 +59,18 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       match: (values.case as string[] | undefined) ?? [],
       limit: optionalInteger(values, 'limit', 1) ?? null,
     };
+    const sandbox = values.sandbox ?? 'auto';
+    if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
+    const gate: GateThresholds = {};
+    if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
+    if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
+    if (values['max-gap'] !== undefined) {
+      // The gap is dev − held-out: without both splits it does not exist, and a gate on it could never fail.
+      if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
+      gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
+    }
+    const trials = optionalInteger(values, 'trials', 1);
+    const concurrency = optionalInteger(values, 'concurrency', 1);
     // Refuse bad packages before any sandbox starts, with every problem at once.
     let invalid = false;
     const loaded: Commission[] = [];
@@ -75,26 +87,16 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     // Vitest loads only once the packages are known to be good (a refusal stays quick).
     const { runHeldout, selectCases } = await import('../../vitest/index.js');
     const partial = checkCaseFilter(loaded, splits, cases, selectCases);
-    const sandbox = values.sandbox ?? 'auto';
-    if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
-    const gate: GateThresholds = {};
-    if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
-    if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
-    if (values['max-gap'] !== undefined) {
-      // The gap is dev − held-out: without both splits it does not exist, and a gate on it could never fail.
-      if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
-      gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
-    }
     const result = await runHeldout(
       {
         commissions: positionals,
         delivery,
         split: splits.length === 1 ? splits[0] : splits,
         ...(partial.length > 0 ? { cases } : {}),
-        trials: optionalInteger(values, 'trials', 1),
+        trials,
         sandbox,
         out: stringOption(values, 'out'),
-        concurrency: optionalInteger(values, 'concurrency', 1),
+        concurrency,
         freeze: stringOption(values, 'freeze'),
         gate,
         resume: Boolean(values.resume),
