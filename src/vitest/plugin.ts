@@ -8,6 +8,7 @@ import type { Split } from '../commission/index.js';
 import { newRunId, type SuitePlan } from '../run/index.js';
 import type { HeldoutOptions } from './options.js';
 import { HeldoutReporter } from './reporter.js';
+import { watchedFiles } from './watch-files.js';
 
 const COMMISSION_FILES = ['commission.yaml', 'commission.ts'];
 
@@ -41,6 +42,11 @@ export function resolveCommissionDirs(patterns: string | string[], root: string)
     for (const d of dirs) if (COMMISSION_FILES.some((f) => existsSync(path.join(d, f)))) out.add(path.resolve(d));
   }
   return [...out];
+}
+
+function isInside(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
 function commissionFile(dir: string): string {
@@ -154,6 +160,12 @@ export function heldout(options: HeldoutOptions): Plugin {
       const dir = path.dirname(file);
       if (!COMMISSION_FILES.includes(path.basename(file)) || !dirs.includes(dir)) return null;
       const plan = planFor(dir);
+      // Watch mode: the suite depends on the whole package (rubric, cases, checks, starter), the evaluator's
+      // held-out cases kept elsewhere and every delivery; a change to any of them reruns this commission's suite.
+      const casesRoot = process.env.HELDOUT_CASES;
+      const outside = casesRoot ? [path.resolve(casesRoot, path.basename(dir))] : [];
+      for (const f of watchedFiles([dir, ...outside, ...plan.deliveries.map((d) => d.dir)]))
+        if (f !== file && !isInside(plan.out, f)) this.addWatchFile(f);
       return {
         code: `import { defineCommissionSuite } from ${JSON.stringify(sibling('suite'))};\nawait defineCommissionSuite(${JSON.stringify(plan)});\n`,
         map: null,
