@@ -13,7 +13,14 @@ export {
 export { treeDigest } from './freeze/index.js';
 export { type CaseGrade, gradeCase, scoreCase } from './grading/index.js';
 export { bootstrapCI, gapClosure, passAtK, passHatK, signTest } from './metrics/index.js';
-export { arbitraryFromZod, defineProperties, runProperties } from './propgen/index.js';
+export {
+  arbitraryFromZod,
+  defineProperties,
+  type Outputs,
+  type PropertiesDecl,
+  type PropertyContext,
+  runProperties,
+} from './propgen/index.js';
 export { type Summary, summarySchema } from './report/index.js';
 export { coverageMetrics, weightedEditDistance } from './taste/index.js';
 export { heldout, runHeldout } from './vitest/index.js';
