@@ -80,9 +80,14 @@ export function typeName(n: Node): string {
       return `list of ${typeName(d.element as Node)}`;
     case 'record':
       return `map of ${typeName(d.valueType as Node)}`;
-    case 'object':
-      return 'object';
+    case 'object': {
+      // A small object (an expectation, a judged condition) reads best as its keys.
+      const keys = Object.keys(d.shape as object);
+      return keys.length > 0 && keys.length <= 3 ? `{ ${keys.join(', ')} }` : 'object';
+    }
     case 'union':
+      // A discriminated union (the check items) is named by its key; docs/commission.md lists its members.
+      if (typeof d.discriminator === 'string') return `\`${d.discriminator}\` item`;
       return (d.options as Node[]).map(typeName).join(' \\| ');
     default:
       return d.type;
