@@ -62,17 +62,13 @@ export function renderMarkdown(summary: Summary): string {
   // Once per commission × delivery: the scan is of the delivery's tree, whichever split ran.
   const leaks = new Set<string>();
   for (const c of commissions) {
-    const leak = c.heldoutLeak;
+    const found = c.failureModes.heldoutLeak ?? [];
     const key = `${c.id}\0${deliveryLabel(c)}`;
-    if (!leak || leaks.has(key)) continue;
+    if (found.length === 0 || leaks.has(key)) continue;
     leaks.add(key);
-    const found = [
-      ...leak.canaries.map((x) => `the canary of \`${cell(x.case)}\` in \`${cell(x.file)}\``),
-      ...leak.strings.map((x) => `\`${cell(x.text.replace(/`/g, "'"))}\` (${cell(x.case)}) in \`${cell(x.file)}\``),
-    ];
     out.push(
       '',
-      `- **${cell(c.id)} / ${cell(deliveryLabel(c))}**: held-out leak — the delivery holds ${found.join(', ')}`,
+      `- **${cell(c.id)} / ${cell(deliveryLabel(c))}**: held-out leak — the delivery holds held-out cases' text: ${found.map((x) => `\`${cell(x.replace(/`/g, "'"))}\``).join(', ')}`,
     );
   }
 

@@ -131,20 +131,14 @@ export const commissionSummarySchema = z.looseObject({
     infraError: count,
     /** Extra: gate failures by category. */
     gates: z.partialRecord(gateSchema, count),
+    /**
+     * Extra (optional; absent: nothing found): held-out canaries and distinctive held-out strings found in the
+     * delivery's tree, each as `<case>: <what> in <file>` — the builder had cases it was never meant to see.
+     */
+    heldoutLeak: z.array(z.string()).optional(),
   }),
   /** Extra: the pass rule the successes of pass^k were counted by. */
   passRule: z.looseObject({ minResult: num }),
-  /**
-   * Extra (optional; absent: nothing found): held-out canaries and distinctive held-out strings in the delivery's
-   * tree, each with the held-out case it comes from and the delivery file it is in — the builder had cases it was
-   * never meant to see.
-   */
-  heldoutLeak: z
-    .looseObject({
-      canaries: z.array(z.looseObject({ case: z.string(), file: z.string() })),
-      strings: z.array(z.looseObject({ case: z.string(), text: z.string(), file: z.string() })),
-    })
-    .optional(),
   cases: z.array(caseSummarySchema),
 });
 

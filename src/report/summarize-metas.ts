@@ -2,6 +2,14 @@ import type { CaseMeta } from '../run/index.js';
 import type { CommissionSummary, Summary } from './schema.js';
 import { buildSummary, summarizeCommission } from './summarize.js';
 
+/** The contamination scan's findings as the report shows them: `<case>: canary in <file>`, `<case>: "<text>" in <file>`. */
+function leakFindings(leak: NonNullable<CaseMeta['delivery']['heldoutLeak']>): string[] {
+  return [
+    ...leak.canaries.map((x) => `${x.case}: canary in ${x.file}`),
+    ...leak.strings.map((x) => `${x.case}: ${JSON.stringify(x.text)} in ${x.file}`),
+  ];
+}
+
 /**
  * Groups the case records of a run into summary entries, commission × delivery × split, when the run ends (or when
  * `--merge-reports` replays them). Pure: the same records give the same summary; entries are sorted by commission,
@@ -43,7 +51,8 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
     });
     // Present only when the contamination scan found something (documents without it stay as they were).
     const leak = group.find((m) => m.delivery.heldoutLeak)?.delivery.heldoutLeak;
-    entries.push(leak ? { ...entry, heldoutLeak: leak } : entry);
+    if (leak) entry.failureModes.heldoutLeak = leakFindings(leak);
+    entries.push(entry);
   }
   entries.sort(
     (a, b) =>

@@ -38,7 +38,7 @@ describe('heldout init', () => {
       for (const e of candidate) {
         expect(e.result.mean, `${e.split}: ${JSON.stringify(e.cases.map((x: any) => x.reason))}`).toBe(100);
         expect(e.cases.every((x: any) => x.passed)).toBe(true);
-        expect(e.heldoutLeak).toBeUndefined();
+        expect(e.failureModes.heldoutLeak).toBeUndefined();
       }
       if (family === 'optimization') {
         const a0 = summary.commissions.find((e: any) => e.delivery.role === 'starter' && e.split === 'heldout');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { canaryOf, loadCommission } from '../../src/commission/index.js';
 import { summarySchema } from '../../src/report/index.js';
+import { mergePhraseRuns } from '../../src/run/heldout-leak.js';
 import { scanHeldoutLeak } from '../../src/run/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
 
@@ -22,6 +23,21 @@ test('no example delivery (nor an a0 starter) of the demo is flagged', async () 
       expect(scanHeldoutLeak(path.join(repoRoot, 'fixtures/deliveries', d), commission), d).toBeNull();
     if (commission.starterDir) expect(scanHeldoutLeak(commission.starterDir, commission)).toBeNull();
   }
+});
+
+test('a copied sentence is one finding: runs of four-word phrases merge into the longest span the delivery holds', () => {
+  const text = 'The disk filled up overnight, and the log writer got confused.';
+  const held = (s: string) => ['the disk filled up overnight', 'and the log writer got'].some((h) => h.includes(s));
+  const found = [
+    'the disk filled up',
+    'disk filled up overnight',
+    'and the log writer',
+    'the log writer got',
+    'ERR-4242',
+  ];
+  expect(mergePhraseRuns([text], found, held).sort()).toEqual(
+    ['ERR-4242', 'and the log writer got', 'the disk filled up overnight'].sort(),
+  );
 });
 
 describe('a run flags held-out contamination in summary.json and report.md', () => {
@@ -82,24 +98,20 @@ describe('a run flags held-out contamination in summary.json and report.md', () 
 
   test('summary.json names the case and the file for a canary and for hard-coded held-out text', () => {
     expect(summarySchema.safeParse(summary).success).toBe(true);
-    const entry = (label: string) => summary.commissions.find((c: any) => c.delivery.label === label);
-    expect(entry('copied').heldoutLeak.canaries).toEqual([{ case: 'h05-malformed', file: 'notes.md' }]);
-    const hard = entry('hard').heldoutLeak;
-    expect(hard.canaries).toEqual([]);
-    expect(hard.strings).toContainEqual({
-      case: 'h03-stacktraces',
-      text: 'orders keep failing with',
-      file: 'known.py',
-    });
-    expect(entry('ref').heldoutLeak).toBeUndefined();
+    const leak = (label: string) =>
+      summary.commissions.find((c: any) => c.delivery.label === label).failureModes.heldoutLeak;
+    expect(leak('copied')).toEqual(['h05-malformed: canary in notes.md']);
+    expect(leak('hard')).toContain('h03-stacktraces: "orders keep failing with exceptions" in known.py');
+    expect(leak('hard').some((x: string) => x.includes('canary'))).toBe(false);
+    expect(leak('ref')).toBeUndefined();
   });
 
   test('report.md has a held-out leak line for each flagged delivery and none for the reference', () => {
     const lines = report.split('\n').filter((l) => l.includes('held-out leak'));
     expect(lines).toHaveLength(2);
-    expect(lines.find((l) => l.includes('/ copied'))).toMatch(/the canary of `h05-malformed` in `notes.md`/);
-    expect(lines.find((l) => l.includes('/ hard'))).toMatch(
-      /`orders keep failing with` \(h03-stacktraces\) in `known.py`/,
+    expect(lines.find((l) => l.includes('/ copied'))).toContain('`h05-malformed: canary in notes.md`');
+    expect(lines.find((l) => l.includes('/ hard'))).toContain(
+      '`h03-stacktraces: "orders keep failing with exceptions" in known.py`',
     );
   });
 });
