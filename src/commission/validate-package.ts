@@ -132,8 +132,19 @@ function checkProblems(check: Record<string, unknown>, cases: DraftCase[]): [Key
     else {
       const m = truthCoverage(truth, cases);
       if (m) out.push([['expected', 'truth'], m]);
+      // A number check compares numbers: a truth value that is none makes that case an infrastructure error.
+      const notNumbers =
+        check.check === 'number' ? cases.filter((c) => c.truth && !numeric(getPath(c.truth, truth))) : [];
+      if (!m && notNumbers.length > 0)
+        out.push([
+          ['expected', 'truth'],
+          `${JSON.stringify(truth)} is not a number in the truth.json of ${few(notNumbers)}; a number check needs one (or use json-equals)`,
+        ]);
     }
   }
+  const literal = obj(check.expected);
+  if (check.check === 'number' && literal && 'value' in literal && !numeric({ found: true, value: literal.value }))
+    out.push([['expected', 'value'], `${JSON.stringify(literal.value)} is not a number; a number check needs one`]);
   if (check.check === 'regex' && typeof check.pattern === 'string') {
     const flags = typeof check.flags === 'string' ? check.flags : '';
     try {
@@ -154,11 +165,19 @@ function checkProblems(check: Record<string, unknown>, cases: DraftCase[]): [Key
   return out;
 }
 
+const caseName = (c: DraftCase) => `${c.split}/${c.id}`;
+/** Case names for a message: the first four, then how many more. */
+const few = (cs: DraftCase[]) =>
+  cs.length > 4 ? `${cs.slice(0, 4).map(caseName).join(', ')} and ${cs.length - 4} more` : cs.map(caseName).join(', ');
+
+/** A value grading's number check can compare: it takes `Number(value)`, so it must be finite. */
+function numeric(got: { found: boolean; value: unknown }): boolean {
+  // Missing is the coverage problem, reported on its own.
+  return !got.found || Number.isFinite(Number(got.value));
+}
+
 /** The cases a truth path is missing from, as one problem, or null when every case has it. */
 function truthCoverage(truthPath: string, cases: DraftCase[]): string | null {
-  const name = (c: DraftCase) => `${c.split}/${c.id}`;
-  const few = (cs: DraftCase[]) =>
-    cs.length > 4 ? `${cs.slice(0, 4).map(name).join(', ')} and ${cs.length - 4} more` : cs.map(name).join(', ');
   const withoutTruth = cases.filter((c) => c.truth === null);
   const missing = cases.filter((c) => c.truth !== null && !getPath(c.truth, truthPath).found);
   const parts: string[] = [];

@@ -72,7 +72,9 @@ function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: str
   return Object.entries(map).map(([label, dir]) => {
     const abs = path.resolve(root, dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-      throw new Error(`heldout: delivery "${label}" for ${id}: ${abs} is not a directory`);
+      throw new Error(
+        `heldout: delivery "${label}" for ${id}: ${abs} is not a directory; fix \`delivery\` in the heldout plugin options (or HELDOUT_DELIVERY)`,
+      );
     }
     const freezeGuess = `${abs.replace(/\/$/, '')}.freeze.json`;
     const freeze =

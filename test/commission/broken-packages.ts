@@ -65,6 +65,26 @@ export const BROKEN: BrokenPackage[] = [
     expect: [e('rubric.yaml', 'dimensions.0.items.2.expected.truth', /not in the truth\.json of heldout\/h04-empty:/)],
   },
   {
+    name: 'a number check against a literal that is no number',
+    base: 'log-triage',
+    break: item(0, 1, (it) => ({ ...it, expected: { value: 'many' } })),
+    expect: [
+      e('rubric.yaml', 'dimensions.0.items.1.expected.value', /"many" is not a number; a number check needs one/),
+    ],
+  },
+  {
+    name: 'a number check against a truth value that is no number',
+    base: 'log-triage',
+    break: item(0, 1, (it) => ({ ...it, expected: { truth: 'log_format' } })),
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.0.items.1.expected.truth',
+        /"log_format" is not a number in the truth\.json of dev\/dev-001, .*; a number check needs one/,
+      ),
+    ],
+  },
+  {
     name: 'an entry placeholder typo',
     base: 'log-triage',
     break: commission((c) => {
