@@ -1,4 +1,6 @@
 export { addCanaries, canaryLine, canaryOf } from './canary.js';
+export { caseServices, serviceFileSource } from './case-environment.js';
+export * from './environment-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,

@@ -1,6 +1,6 @@
 import type { Family, Split } from '../commission/index.js';
 import type { CaseGrade } from '../grading/index.js';
-import type { IsolationName, SandboxKind } from '../sandbox/index.js';
+import type { ImageSubstitution, IsolationName, SandboxKind, ServiceRecord } from '../sandbox/index.js';
 import type { HeldoutLeak } from './heldout-leak.js';
 
 /** A delivery under test, resolved and digested before any case runs. */
@@ -28,18 +28,10 @@ export interface SuitePlan {
   concurrency: number;
   judgeCache: string | false;
   resume: boolean;
-  /** Case filter (`heldout run --case/--limit`): a run that leaves cases out is partial, and says so. */
+  /** Case filter (`heldout run --case/--limit`): the cases it leaves out are declared skipped, so the run is partial. */
   cases?: { match: string[]; limit: number | null };
-}
-
-/** Which cases of one commission × split a filtered run ran; absent when nothing was filtered out. */
-export interface CaseSelection {
-  /** The filter as given: case globs and the per-split limit. */
-  match: string[];
-  limit: number | null;
-  /** Cases of the split in the package, and the ids the filter left out. */
-  total: number;
-  skipped: string[];
+  /** Image map from → to (`--image-map`, the plugin's `images`), over each commission's own `images` (issue 19). */
+  images?: Record<string, string>;
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */
@@ -61,9 +53,20 @@ export interface CaseMeta {
    */
   delivery: DeliveryRef & { devStrings: string[]; heldoutLeak?: HeldoutLeak | null };
   split: Split;
-  /** Set on a filtered run: the report must mark it partial and name what was left out. */
-  selection?: CaseSelection;
   sandbox: IsolationName;
   weakerIsolation: string[];
   grade: CaseGrade;
+  /** Images that ran instead of the ones the commission names (issue 19): results are not comparable then. */
+  substitutedImages?: ImageSubstitution[];
+  /** The case's services as they ran, their logs beside the case's record (issue 19). */
+  services?: ServiceRecord[];
+}
+
+/** Set on each generated test at collection, before it runs: so a filtered or unreached case is still known by name. */
+export interface PlannedCase {
+  commission: string;
+  delivery: string;
+  split: Split;
+  id: string;
+  trial: number;
 }

@@ -5,7 +5,17 @@
 import type { BackendOf, ExecutionOf } from './protocol.js';
 import type { BACKENDS } from './registry.js';
 
-export type { GatewayAttachment, Removed, SandboxLimits, SandboxSpec } from './protocol.js';
+export type {
+  BuildRequest,
+  BuiltImageRef,
+  GatewayAttachment,
+  Removed,
+  SandboxLimits,
+  SandboxSpec,
+  ServiceReady,
+  ServiceRecord,
+  ServiceSpec,
+} from './protocol.js';
 
 /** The registered backends (`docker`, `process`, `swarm`: docker isolation scheduled as Swarm services). */
 export type BackendName = keyof typeof BACKENDS;

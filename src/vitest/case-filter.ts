@@ -20,8 +20,3 @@ export function selectCases(cases: CaseRef[], filter: CaseFilter | undefined): {
   const kept = new Set(run.map((c) => c.id));
   return { run, skipped: cases.filter((c) => !kept.has(c.id)).map((c) => c.id) };
 }
-
-/** True when a filter can leave cases out. */
-export function isFiltering(filter: CaseFilter | undefined): boolean {
-  return (filter?.match?.length ?? 0) > 0 || (filter?.limit ?? null) !== null;
-}

@@ -118,6 +118,7 @@ export function heldout(options: HeldoutOptions): Plugin {
           options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
         ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
+        ...(options.images ? { images: options.images } : {}),
       };
       plans.set(commissionDir, plan);
     }
@@ -153,7 +154,15 @@ export function heldout(options: HeldoutOptions): Plugin {
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };
       v.onAfterSetServer(() => {
         if (!v.reporters.some((r) => r instanceof HeldoutReporter)) {
-          v.reporters.push(new HeldoutReporter({ out: out(), gate: options.gate ?? {}, runId, table: options.table }));
+          v.reporters.push(
+            new HeldoutReporter({
+              out: out(),
+              gate: options.gate ?? {},
+              runId,
+              table: options.table,
+              progress: options.progress,
+            }),
+          );
         }
       });
     },

@@ -1,13 +1,15 @@
 import { afterAll, describe, test } from 'vitest';
 import { loadCommission } from '../commission/index.js';
 import { familyStrategy } from '../grading/index.js';
-import { type CaseMeta, type CaseSelection, failureSummary, RunSession, type SuitePlan } from '../run/index.js';
-import { isFiltering, selectCases } from './case-filter.js';
+import { type CaseMeta, failureSummary, type PlannedCase, RunSession, type SuitePlan } from '../run/index.js';
+import { selectCases } from './case-filter.js';
 
 declare module 'vitest' {
   interface TaskMeta {
     /** The grading of a heldout case × trial; plain JSON, so blob reports and `--merge-reports` carry it. */
     heldout?: CaseMeta;
+    /** Which case × trial the test is, set at collection: the reporter names the cases a filter left out. */
+    heldoutCase?: PlannedCase;
   }
 }
 
@@ -42,14 +44,6 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
     for (const delivery of deliveries) {
       for (const split of plan.splits) {
         const { skipped } = selectCases(commission.cases[split], plan.cases);
-        const selection: CaseSelection | undefined = isFiltering(plan.cases)
-          ? {
-              match: plan.cases?.match ?? [],
-              limit: plan.cases?.limit ?? null,
-              total: commission.cases[split].length,
-              skipped,
-            }
-          : undefined;
         describe.concurrent(`${delivery.label} · ${split}`, () => {
           for (const caseRef of commission.cases[split]) {
             // A case the filter leaves out is declared skipped, not left out: Vitest's output and the report
@@ -57,9 +51,16 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
             const declare = skipped.includes(caseRef.id) ? test.skip : test;
             for (let trial = 1; trial <= trials; trial++) {
               const name = trials > 1 ? `${caseRef.id} · trial ${trial}` : caseRef.id;
-              declare(name, { timeout }, async ({ task }) => {
+              const heldoutCase: PlannedCase = {
+                commission: commission.config.id,
+                delivery: delivery.label,
+                split,
+                id: caseRef.id,
+                trial,
+              };
+              declare(name, { timeout, meta: { heldoutCase } }, async ({ task }) => {
                 const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
-                task.meta.heldout = selection ? { ...meta, selection } : meta;
+                task.meta.heldout = meta;
                 // a0 is the evaluator's baseline, measured beside the candidate and outside the verdict: its
                 // misses are in the report (J0), not failed tests that would turn every optimization run red.
                 if (!meta.grade.passed && delivery.role !== 'starter')

@@ -27,7 +27,7 @@ describe('selecting cases (--case, --limit)', () => {
 });
 
 // `heldout run --delivery a --delivery b` runs both in one run (as the plugin's { label: dir } map does), a filtered
-// run says it is partial, and a delivery that crashes is told why: the end of its stderr is in the reason.
+// run is partial (summary@2's `partial`), and a delivery that crashes is told why: the end of its stderr is in the reason.
 describe('heldout run with several deliveries and a case filter', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-run-deliveries-'));
   const crash = path.join(tmp, 'crashing');
@@ -81,10 +81,39 @@ describe('heldout run with several deliveries and a case filter', () => {
     ).toBe(true);
   });
 
-  test('the console says the run is partial, per commission and split', () => {
-    expect(r.out).toContain(
-      'partial run (--case/--limit): log-triage dev: 1 of 2 cases; log-triage heldout: 2 of 9 cases',
-    );
+  test("the cases left out are the summary's partial record: counted, named as filtered, and said on the console", () => {
+    // 2 deliveries × (2 dev + 9 held-out) planned; each runs dev-001 and the first two h0* cases.
+    expect(summary.partial).toMatchObject({ planned: 22, ran: 6, notRun: 16, shard: null, more: 0 });
+    expect(summary.partial.cases.every((c: any) => c.why === 'filtered')).toBe(true);
+    expect(summary.partial.cases).toContainEqual({
+      commission: 'log-triage',
+      delivery: 'ref',
+      split: 'heldout',
+      id: 'h03-stacktraces',
+      trial: 1,
+      why: 'filtered',
+    });
+    expect(summary.partial.cases.filter((c: any) => c.split === 'dev').map((c: any) => c.id)).toEqual([
+      'dev-002',
+      'dev-002',
+    ]);
+    expect(summary.commissions.every((c: any) => c.flags.includes('partial'))).toBe(true);
+    expect(r.out).toContain('heldout: partial run: 16 of 22 planned executions were not run (16 filtered)');
+    expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toMatch(/16 of 22 planned executions were not run/);
+  });
+
+  test('a --case that matches no case is refused before anything runs', async () => {
+    const bad = await heldout([
+      'run',
+      path.join(repoRoot, 'tasks/log-triage'),
+      '--delivery',
+      path.join(repoRoot, 'fixtures/deliveries/log-triage-reference'),
+      '--case',
+      'h99-*',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toMatch(/^run: --case h99-\* matches no heldout case; the cases are h01-jsonl, /m);
+    expect(bad.out).not.toMatch(/\n\s+at /);
   });
 
   test('the error-exit reason carries the tail of stderr, in the console and in report.md', () => {

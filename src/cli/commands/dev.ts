@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { loadCommission } from '../../commission/index.js';
+import { CommissionError, loadCommission } from '../../commission/index.js';
 import type { runDevRound } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { describeError, requireDirectory } from '../errors.js';
-import { declareOptions, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, optionalInteger, stringOption } from '../options.js';
 import { TreeWatch } from '../watch.js';
 
 export default defineCommand({
@@ -25,6 +25,7 @@ Options:
   --delivery <dir>     the submission (default: $HELDOUT_DELIVERY)
   --ledger <file>      round ledger (default .heldout/rounds/<commission-id>.json; must lie outside the delivery)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
+  --image-map <from=to> run image <to> wherever the commission names <from> (repeatable; see heldout run --help)
   --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
   --trials <k>         trials per case (default: the commission's)
   --concurrency <n>    cases at once (default: number of cores)
@@ -36,7 +37,7 @@ Options:
 Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission, or round refused (budget spent).`,
   options: declareOptions({
     string: ['delivery', 'ledger', 'sandbox', 'out', 'trials', 'concurrency'],
-    strings: ['reporter'],
+    strings: ['reporter', 'image-map'],
     boolean: ['json', 'watch'],
   }),
   async run({ values, positionals }) {
@@ -48,6 +49,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const json = Boolean(values.json);
+    const images = imageMapOption(values);
     if (json && values.watch) throw new UsageError('dev: --json prints one document; leave it out with --watch');
     // A bad package is refused with every problem before Vitest (and the sandboxes) load.
     await loadCommission(positionals[0]!, { checkModules: true });
@@ -63,6 +65,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
             delivery,
             ledger: stringOption(values, 'ledger'),
             sandbox,
+            images,
             out: stringOption(values, 'out'),
             trials: optionalInteger(values, 'trials', 1),
             concurrency: optionalInteger(values, 'concurrency', 1),
@@ -70,7 +73,8 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
           });
         r = await round();
       } catch (err) {
-        if (err instanceof DevRoundError) throw new UsageError(err.message);
+        // The package may have changed under --watch since it was checked.
+        if (err instanceof DevRoundError || err instanceof CommissionError) throw new UsageError(err.message);
         throw err;
       }
       if (r.status === 'refused') {

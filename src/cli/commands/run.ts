@@ -1,10 +1,10 @@
 import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
-import type { GateThresholds } from '../../report/index.js';
+import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { deliveryMap } from '../deliveries.js';
-import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, numberOption, optionalInteger, stringOption } from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
 const GATE_OPTIONS = ['min-result', 'min-pass-hat-k', 'max-gap'];
@@ -26,26 +26,48 @@ Options:
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
+  --image-map <from=to>     run image <to> wherever a commission names <from> (or builds on it: the build is
+                            skipped); repeatable, over the commission's own \`images\`; the report names each
+                            substitution on every row it affects
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores)
   --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
   --min-result <x>          gate: held-out mean Result must be ≥ x
   --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x
   --max-gap <x>             gate: dev − held-out mean must be ≤ x (needs --split both)
+  --no-regression-vs <run>  gate: each held-out candidate must not be significantly worse than that baseline
+                            run's entry (its report directory or summary.json; worse: the paired bootstrap
+                            95 % CI of new − baseline over the cases both graded lies wholly below 0)
   --judge-cache <dir>       judge verdict cache (default .heldout/judge-cache); --no-judge-cache turns it off
   --resume                  continue an interrupted run into the same --out: graded cases keep their verdicts,
                             cases lost to infrastructure errors (and cases not reached) run again
   --reporter <name>         Vitest reporter(s) for the console (default: default)
+  --silent                  no progress lines and no console output of the cases (Vitest's --silent)
 
-Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate options the gate is
-"every case meets the commission's pass rule", as under \`npx vitest\`.`,
+When stdout is not a terminal (CI), a progress line is printed per finished case, at most every 2 s
+(cases done/total, failures, elapsed, ETA).
+
+Exit: 0 the gate holds, 1 it fails (or could not be evaluated: a partial run), 2 usage error or invalid input.
+Without gate options the gate is "every case meets the commission's pass rule", as under \`npx vitest\`.`,
   options: declareOptions({
-    string: ['split', 'trials', 'sandbox', 'out', 'concurrency', 'freeze', 'judge-cache', 'limit', ...GATE_OPTIONS],
-    strings: ['reporter', 'delivery', 'case'],
-    boolean: ['resume', 'no-judge-cache'],
+    string: [
+      'split',
+      'trials',
+      'sandbox',
+      'out',
+      'concurrency',
+      'freeze',
+      'judge-cache',
+      'limit',
+      'no-regression-vs',
+      ...GATE_OPTIONS,
+    ],
+    strings: ['reporter', 'delivery', 'case', 'image-map'],
+    boolean: ['resume', 'no-judge-cache', 'silent'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
+    const images = imageMapOption(values);
     const given = (values.delivery as string[] | undefined) ?? [];
     if (given.length === 0 && process.env.HELDOUT_DELIVERY) given.push(process.env.HELDOUT_DELIVERY);
     if (given.length === 0) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
@@ -69,6 +91,18 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
       gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
     }
+    const against = stringOption(values, 'no-regression-vs');
+    const baseline = against === undefined ? undefined : await summaryPathOf(against);
+    if (baseline !== undefined) {
+      // A baseline that cannot be read would fail the gate only after every case ran: refuse it now.
+      try {
+        await readSummary(baseline);
+      } catch (err) {
+        if (!(err instanceof SummaryReadError)) throw err;
+        throw new UsageError(`--no-regression-vs: ${err.message}`);
+      }
+      gate.noRegressionVs = baseline;
+    }
     const trials = optionalInteger(values, 'trials', 1);
     const concurrency = optionalInteger(values, 'concurrency', 1);
     // Refuse bad packages before any sandbox starts, with every problem at once.
@@ -86,15 +120,17 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
     if (invalid) return 2;
     // Vitest loads only once the packages are known to be good (a refusal stays quick).
     const { runHeldout, selectCases } = await import('../../vitest/index.js');
-    const partial = checkCaseFilter(loaded, splits, cases, selectCases);
+    // The cases left out are declared skipped, so the report's `partial` counts and names them.
+    const filtered = checkCaseFilter(loaded, splits, cases, selectCases);
     const result = await runHeldout(
       {
         commissions: positionals,
         delivery,
         split: splits.length === 1 ? splits[0] : splits,
-        ...(partial.length > 0 ? { cases } : {}),
+        ...(filtered ? { cases } : {}),
         trials,
         sandbox,
+        images,
         out: stringOption(values, 'out'),
         concurrency,
         freeze: stringOption(values, 'freeze'),
@@ -102,13 +138,12 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
         resume: Boolean(values.resume),
         judgeCache: values['no-judge-cache'] ? false : stringOption(values, 'judge-cache'),
       },
-      { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
+      { reporters: (values.reporter as string[] | undefined) ?? ['default'], silent: Boolean(values.silent) },
     );
     if (!result.summary) {
       console.error('heldout run: no case was run (see the errors above)');
       return 2;
     }
-    if (partial.length > 0) console.log(`partial run (--case/--limit): ${partial.join('; ')}`);
     if (Object.keys(gate).length > 0) return result.violations.length > 0 ? 1 : 0;
     return result.failedTests > 0 || result.vitestExitCode !== 0 ? 1 : 0;
   },
@@ -116,14 +151,14 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
 
 /**
  * Holds a case filter to the cases there are: a glob that matches no case of any commission is a typo (exit 2).
- * Returns, per commission × split that loses cases, how many of how many run; empty when nothing is left out.
+ * Returns whether the filter leaves any case out (the run is then partial).
  */
 function checkCaseFilter(
   commissions: Commission[],
   splits: Split[],
   filter: CaseFilter,
   select: typeof selectCases,
-): string[] {
+): boolean {
   for (const glob of filter.match ?? []) {
     const hits = commissions.some((c) => splits.some((s) => select(c.cases[s], { match: [glob] }).run.length > 0));
     if (!hits) {
@@ -133,13 +168,5 @@ function checkCaseFilter(
       );
     }
   }
-  const lines: string[] = [];
-  for (const c of commissions) {
-    for (const s of splits) {
-      const { run } = select(c.cases[s], filter);
-      if (run.length < c.cases[s].length)
-        lines.push(`${c.config.id} ${s}: ${run.length} of ${c.cases[s].length} cases`);
-    }
-  }
-  return lines;
+  return commissions.some((c) => splits.some((s) => select(c.cases[s], filter).skipped.length > 0));
 }

@@ -28,6 +28,7 @@ import { type ProcessCapabilities, processCapabilities, which, withOverrides } f
 import { type Cgroup, createCgroup, destroyLeftoverCgroups } from './cgroup.js';
 import { makeReadOnlyCopy, pathsToHide, reachableByOthers } from './host-paths.js';
 import { spawnAndWait } from './launch.js';
+import { servicesRefusal, stageServices } from './services.js';
 import { weakerIsolation } from './weaker-isolation.js';
 
 const execFileP = promisify(execFile);
@@ -87,6 +88,8 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
     const caps = await this.caps();
+    const refused = servicesRefusal(spec, caps);
+    if (refused) throw new Error(refused);
     const cgroupsAllowed = caps.cgroups;
     const stage = await mkdtemp(join(os.tmpdir(), 'heldout-proc-'));
     let cgroup: Cgroup | null = null;
@@ -164,6 +167,14 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         command = gatewayWrapper(command, port, gw.relayScript, gw.socketPath, process.execPath);
       }
 
+      // Case services (issue 19): children of the case's own namespaces, started before the entry.
+      const pod = spec.services?.length
+        ? await stageServices(spec, stage, {
+            node: process.execPath,
+            env: { PATH: env.PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' },
+            uid: dropUser ? SANDBOX_UID : null,
+          })
+        : null;
       const needed = [stage, outputDir, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];
       if (gw) needed.push(gw.socketPath, gw.relayScript);
       const hide = caps.mountns ? pathsToHide(spec, needed) : [];
@@ -184,14 +195,16 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         for (const h of hide) inner.push(`mount -t tmpfs -o ro,size=4k,mode=0555 heldout-hidden ${shQuote(h)}`);
       }
       inner.push('set +e');
+      if (pod) inner.push(...pod.start);
       inner.push(`cd ${shQuote(delivery)}`);
       const entry = join(stage, 'entry.sh');
       await writeFile(entry, `${command}\n`, { mode: 0o644 });
-      inner.push(
-        dropUser
-          ? `exec setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
-          : `exec /bin/sh ${shQuote(entry)}`,
-      );
+      const run = dropUser
+        ? `setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
+        : `/bin/sh ${shQuote(entry)}`;
+      // With services the shell stays to check them once the entry is done; its status is passed on.
+      if (pod) inner.push(run, 'heldout_rc=$?', ...pod.check, 'exit $heldout_rc');
+      else inner.push(`exec ${run}`);
       const innerPath = join(stage, 'inner.sh');
       await writeFile(innerPath, `${inner.join('\n')}\n`, { mode: 0o644 });
 
@@ -220,7 +233,15 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         weaker[0] =
           'network: host network kept (no tool here brings loopback up in a new namespace, and the gateway relay needs it)';
       }
-      return await spawnAndWait(spec, outer.join(' && '), env, stage, cgroup, weaker, options.signal);
+      if (pod) weaker.push(...pod.weakerIsolation);
+      const execution = await spawnAndWait(spec, outer.join(' && '), env, stage, cgroup, weaker, options.signal);
+      if (pod) {
+        const failed = await pod.failure();
+        const records = await pod.records(spec.serviceLogDir);
+        if (failed) throw failed;
+        execution.services = records;
+      }
+      return execution;
     } finally {
       await cgroup?.destroy();
       await rm(stage, { recursive: true, force: true }).catch(async () => {
