@@ -112,7 +112,7 @@ describe('heldout run with several deliveries and a case filter', () => {
       'h99-*',
     ]);
     expect(bad.code).toBe(2);
-    expect(bad.out).toMatch(/^run: --case h99-\* matches no heldout case; the cases are h01-jsonl, /m);
+    expect(bad.out).toMatch(/^heldout: run: --case h99-\* matches no heldout case; the cases are h01-jsonl, /m);
     expect(bad.out).not.toMatch(/\n\s+at /);
   });
 

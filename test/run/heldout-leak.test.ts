@@ -104,10 +104,14 @@ describe('a run flags held-out contamination in summary.json and report.md', () 
     expect(leak('hard')).toContain('h03-stacktraces: "orders keep failing with exceptions" in known.py');
     expect(leak('hard').some((x: string) => x.includes('canary'))).toBe(false);
     expect(leak('ref')).toBeUndefined();
+    const flags = (label: string) => summary.commissions.find((c: any) => c.delivery.label === label).flags;
+    expect(flags('copied')).toContain('heldout-leak');
+    expect(flags('hard')).toContain('heldout-leak');
+    expect(flags('ref')).not.toContain('heldout-leak');
   });
 
   test('report.md has a held-out leak line for each flagged delivery and none for the reference', () => {
-    const lines = report.split('\n').filter((l) => l.includes('held-out leak'));
+    const lines = report.split('\n').filter((l) => l.includes('held-out case text in the delivery'));
     expect(lines).toHaveLength(2);
     expect(lines.find((l) => l.includes('/ copied'))).toContain('`h05-malformed: canary in notes.md`');
     expect(lines.find((l) => l.includes('/ hard'))).toContain(
