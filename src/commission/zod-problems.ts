@@ -81,9 +81,33 @@ function issueLines(issue: Issue, base: Key[], raw: unknown): At[] {
       if (got === undefined) return [{ at, message: `missing; add it (${issue.expected})` }];
       return [{ at, message: `expected ${issue.expected}, found ${show(got)}` }];
     }
+    case 'too_big':
+    case 'too_small':
+      return [{ at, message: boundMessage(issue, valueAt(raw, at)) }];
+    case 'invalid_key': {
+      // A record's key (an image map's `from`, say) broke its rule: say which key, and what the rule is.
+      const key = at[at.length - 1];
+      const inner = issue.issues.flatMap((i) => issueLines(i as Issue, [], key)).map((l) => l.message);
+      return [{ at: at.slice(0, -1), message: `the key ${show(key)}: ${inner.join('; ') || issue.message}` }];
+    }
     default:
       return [{ at, message: issue.message }];
   }
+}
+
+/** A number, string or list out of its bounds, said with the bound to write instead of zod's "Too big". */
+function boundMessage(issue: Extract<Issue, { code: 'too_big' | 'too_small' }>, got: unknown): string {
+  const big = issue.code === 'too_big';
+  const bound = Number(big ? (issue as { maximum: unknown }).maximum : (issue as { minimum: unknown }).minimum);
+  const inclusive = issue.inclusive !== false;
+  if (issue.origin === 'string') {
+    if (!big && bound === 1) return 'is empty; write a value';
+    return `${show(got)} is too ${big ? 'long' : 'short'}; use ${big ? 'at most' : 'at least'} ${bound} characters`;
+  }
+  if (issue.origin === 'array' || issue.origin === 'set')
+    return big ? `has too many items; keep at most ${bound}` : `needs at least ${bound} item(s); add them`;
+  const limit = big ? (inclusive ? 'at most' : 'below') : inclusive ? 'at least' : 'above';
+  return `${show(got)} is too ${big ? 'large' : 'small'}; use a number ${limit} ${bound}`;
 }
 
 /** What one member of a union made of the value: fields it missed, fields it did not know, and other problems. */

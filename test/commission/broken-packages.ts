@@ -167,7 +167,7 @@ export const BROKEN: BrokenPackage[] = [
     break: commission((c) => {
       c.trials = 0;
     }),
-    expect: [e('commission.yaml', 'trials', /expected number to be >0/)],
+    expect: [e('commission.yaml', 'trials', /0 is too small; use a number above 0/)],
   },
   {
     name: 'a bracketed truth path',
@@ -362,7 +362,7 @@ export const BROKEN: BrokenPackage[] = [
     break: rubric((r) => {
       r.ceilings[0].max = 120;
     }),
-    expect: [e('rubric.yaml', 'ceilings.0.max', /expected number to be <=100/)],
+    expect: [e('rubric.yaml', 'ceilings.0.max', /is too large; use a number at most 100/)],
   },
   {
     name: 'a YAML syntax error beside a commission problem',
@@ -437,5 +437,32 @@ export const BROKEN: BrokenPackage[] = [
       c.toolAgent.domain = 'airlines';
     }),
     expect: [e('commission.yaml', 'toolAgent.domain', /airlines is not a directory; point it at a τ² domain/)],
+  },
+  {
+    name: 'a service with a reserved name, a bad readiness probe and no image (every defect of it at once)',
+    base: 'log-triage',
+    break: commission((c) => {
+      c.services = [{ name: 'localhost', command: 'sleep 100', ready: { http: 'health', port: 99999 } }];
+    }),
+    expect: [
+      e('commission.yaml', 'services.0.name', /is reserved \(localhost, heldout\); use another name/),
+      e('commission.yaml', 'services.0.ready.http', /must be a path starting with \//),
+      e('commission.yaml', 'services.0.ready.port', /99999 is too large; use a number at most 65535/),
+      e('commission.yaml', 'services.0.image', /give exactly one of image and build/),
+    ],
+  },
+  {
+    name: 'an image map with an empty key',
+    base: 'log-triage',
+    break: commission((c) => {
+      c.images = { '': 'heldout/runtime:1' };
+    }),
+    expect: [e('commission.yaml', 'images', /the key "": is empty; write a value/)],
+  },
+  {
+    name: "a misspelt field in a case's case.yaml",
+    base: 'log-triage',
+    break: (dir) => write(dir, 'cases/dev/dev-001/case.yaml', 'service:\n  - name: db\n    image: heldout/runtime:1\n'),
+    expect: [e('cases/dev/dev-001/case.yaml', 'service', /unknown field; did you mean `services`\?/)],
   },
 ];
