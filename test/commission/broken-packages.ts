@@ -1,46 +1,12 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { parse, stringify } from 'yaml';
+import { type BrokenPackage, commission, e, item, read, rubric, write } from './broken-package-kit.js';
+import { BROKEN_FAMILIES } from './broken-packages-families.js';
 
-/**
- * Broken commission packages, each a valid base with defects a package author makes, and the problems `heldout
- * validate` must report for it: the file, the field, and a message that says how to fix it. Packages with more
- * than one defect (in more than one file or layer) must have all of them in one report.
- */
+export type { Base, BrokenPackage, Expected } from './broken-package-kit.js';
 
-export type Base = 'log-triage' | 'todo-due-dates' | 'ticket-routing' | 'tool-agent';
-export interface Expected {
-  file: string;
-  field: string | RegExp;
-  message: RegExp;
-}
-export interface BrokenPackage {
-  name: string;
-  base: Base;
-  break(dir: string): void;
-  expect: Expected[];
-}
-
-const read = (dir: string, f: string) => readFileSync(path.join(dir, f), 'utf8');
-const write = (dir: string, f: string, text: string) => {
-  mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
-  writeFileSync(path.join(dir, f), text);
-};
-/** Edits a YAML document as data (comments are lost, which no check depends on). */
-function yaml(dir: string, f: string, edit: (doc: any) => void): void {
-  const doc = parse(read(dir, f));
-  edit(doc);
-  write(dir, f, stringify(doc));
-}
-const rubric = (edit: (r: any) => void) => (dir: string) => yaml(dir, 'rubric.yaml', edit);
-const commission = (edit: (c: any) => void) => (dir: string) => yaml(dir, 'commission.yaml', edit);
-const item = (d: number, i: number, patch: (it: any) => any) =>
-  rubric((r) => {
-    r.dimensions[d].items[i] = patch(r.dimensions[d].items[i]);
-  });
-const e = (file: string, field: string | RegExp, message: RegExp): Expected => ({ file, field, message });
-
-export const BROKEN: BrokenPackage[] = [
+/** The rubric, cases and shared commission fields broken; the family sections and environments follow. */
+const BROKEN_CORE: BrokenPackage[] = [
   {
     name: 'a truth path no case has',
     base: 'log-triage',
@@ -390,79 +356,7 @@ export const BROKEN: BrokenPackage[] = [
     break: (dir) => rmSync(path.join(dir, 'cases/dev'), { recursive: true }),
     expect: [e('cases/dev', '', /no development cases \(need cases\/dev\/<case>\/input\.md\)/)],
   },
-  {
-    name: 'an editing commission without its editing section',
-    base: 'todo-due-dates',
-    break: commission((c) => {
-      delete c.editing;
-    }),
-    expect: [e('commission.yaml', 'editing', /required when family is editing; add the editing: section/)],
-  },
-  {
-    name: 'forbidden paths in brace syntax, and an absolute allowed path',
-    base: 'todo-due-dates',
-    break: commission((c) => {
-      c.editing.forbiddenPaths = ['{tests,spec}/**'];
-      c.editing.allowedPaths = ['/mdtodo/**'];
-    }),
-    expect: [
-      e(
-        'commission.yaml',
-        'editing.forbiddenPaths.0',
-        /braces are not glob syntax here \(only \*, \*\* and \?\); list each path/,
-      ),
-      e('commission.yaml', 'editing.allowedPaths.0', /is absolute; make it relative to the tree it matches/),
-    ],
-  },
-  {
-    name: 'a regression command placeholder typo',
-    base: 'todo-due-dates',
-    break: commission((c) => {
-      c.editing.regression.command = 'cd {tre} && python3 -m unittest discover -s tests';
-    }),
-    expect: [
-      e('commission.yaml', 'editing.regression.command', /unknown placeholder \{tre\} \(did you mean \{tree\}\?\)/),
-    ],
-  },
-  {
-    name: 'an optimization commission without its a0',
-    base: 'ticket-routing',
-    break: (dir) => rmSync(path.join(dir, 'starter'), { recursive: true }),
-    expect: [e('starter', '', /missing: an optimization commission starts from starter\/; add it/)],
-  },
-  {
-    name: 'a tool-agent domain that is not there',
-    base: 'tool-agent',
-    break: commission((c) => {
-      c.toolAgent.domain = 'airlines';
-    }),
-    expect: [e('commission.yaml', 'toolAgent.domain', /airlines is not a directory; point it at a τ² domain/)],
-  },
-  {
-    name: 'a service with a reserved name, a bad readiness probe and no image (every defect of it at once)',
-    base: 'log-triage',
-    break: commission((c) => {
-      c.services = [{ name: 'localhost', command: 'sleep 100', ready: { http: 'health', port: 99999 } }];
-    }),
-    expect: [
-      e('commission.yaml', 'services.0.name', /is reserved \(localhost, heldout\); use another name/),
-      e('commission.yaml', 'services.0.ready.http', /must be a path starting with \//),
-      e('commission.yaml', 'services.0.ready.port', /99999 is too large; use a number at most 65535/),
-      e('commission.yaml', 'services.0.image', /give exactly one of image and build/),
-    ],
-  },
-  {
-    name: 'an image map with an empty key',
-    base: 'log-triage',
-    break: commission((c) => {
-      c.images = { '': 'heldout/runtime:1' };
-    }),
-    expect: [e('commission.yaml', 'images', /the key "": is empty; write a value/)],
-  },
-  {
-    name: "a misspelt field in a case's case.yaml",
-    base: 'log-triage',
-    break: (dir) => write(dir, 'cases/dev/dev-001/case.yaml', 'service:\n  - name: db\n    image: heldout/runtime:1\n'),
-    expect: [e('cases/dev/dev-001/case.yaml', 'service', /unknown field; did you mean `services`\?/)],
-  },
 ];
+
+/** Every broken package of the table (broken-packages.test.ts runs each). */
+export const BROKEN: BrokenPackage[] = [...BROKEN_CORE, ...BROKEN_FAMILIES];
