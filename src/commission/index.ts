@@ -1,6 +1,7 @@
 export { addCanaries, canaryLine, canaryOf } from './canary.js';
 export { caseServices, serviceFileSource } from './case-environment.js';
 export * from './environment-schema.js';
+export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,

@@ -2,6 +2,9 @@
  * The sandbox protocol (DESIGN §7): one isolated execution of a delivery's entry command on one case. A backend
  * implements these shapes for its own names; `types.ts` gives them the names of the registered backends.
  */
+import type { TrialContainer, TrialSpec } from './trial.js';
+
+export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
 
 /** Resource limits of one execution; taken from the commission's budgets. */
 export interface SandboxLimits {
@@ -188,4 +191,9 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
    * when the place the leftovers live cannot be reached (an engine that does not answer).
    */
   cleanup(runId?: string): Promise<Removed>;
+  /**
+   * Starts a trial container that stays up while phases run in it (`trial.ts`); only backends with containers have
+   * it (docker). Rejects when the image is missing or the container cannot start; the caller must `close` it.
+   */
+  openTrial?(spec: TrialSpec, options?: { signal?: AbortSignal }): Promise<TrialContainer>;
 }

@@ -66,13 +66,14 @@ describe('heldout init', () => {
     expect(refused.out.trim()).toMatch(/cannot tell how .* starts .*; give --entry '<command>'$/);
   });
 
-  test('a non-empty directory, an unknown family and a bad id are refused in one line, exit 2', async () => {
+  test('a non-empty directory, an unknown family, harbor (imported, not written) and a bad id are refused in one line, exit 2', async () => {
     const dir = path.join(tmp, 'taken');
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'notes.txt'), 'mine\n');
     for (const args of [
       [dir],
       [path.join(tmp, 'x'), '--family', 'compilation'],
+      [path.join(tmp, 'h'), '--family', 'harbor'],
       [path.join(tmp, 'y'), '--id', 'Not A Slug'],
     ]) {
       const r = await heldout(['init', ...args]);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { canaryLine, FAMILIES, type Family } from '../../commission/index.js';
+import { canaryLine, type Family } from '../../commission/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { requireDirectory } from '../errors.js';
 import { creationSkeleton } from '../init/creation.js';
@@ -10,7 +10,9 @@ import type { Files, Skeleton } from '../init/skeleton.js';
 import { toolAgentSkeleton } from '../init/tool-agent.js';
 import { declareOptions, stringOption } from '../options.js';
 
-const SKELETONS: Record<Family, (id: string) => Skeleton> = {
+/** The families a skeleton is written for; a Harbor task is imported (`heldout import harbor`), not written here. */
+type Written = Exclude<Family, 'harbor'>;
+const SKELETONS: Record<Written, (id: string) => Skeleton> = {
   creation: creationSkeleton,
   editing: editingSkeleton,
   optimization: optimizationSkeleton,
@@ -68,7 +70,7 @@ export default defineCommand({
   name: 'init',
   summary:
     'write a commission skeleton (commented commission.yaml and rubric.yaml, a dev and a held-out case) and a delivery that passes it',
-  help: `Usage: heldout init <dir> [--family ${FAMILIES.join('|')}] [--id <slug>] [--delivery <dir>]
+  help: `Usage: heldout init <dir> [--family ${Object.keys(SKELETONS).join('|')}] [--id <slug>] [--delivery <dir>]
        heldout init <dir> --from <delivery> [--entry <command>]
 
 Writes a commission package that validates and runs: commission.yaml and rubric.yaml with a comment on every
@@ -76,7 +78,8 @@ field (the full reference is docs/commission.md), the four requirement documents
 case (with truth.json, and a canary line in the held-out input.md), and — for editing and optimization — the
 starter/ tree. Beside it, an example delivery that passes the commission (default <dir>-delivery).
 
-  --family f        creation (default), editing, optimization or tool-agent
+  --family f        creation (default), editing, optimization or tool-agent (a Harbor task is imported:
+                    heldout import harbor <task-dir>)
   --id slug         the commission id (default: the directory's name as a slug)
   --delivery dir    where the example delivery goes (default <dir>-delivery)
   --from delivery   an existing delivery to commission: its launcher (run_agent.py, agent.mjs, …, package.json
@@ -90,9 +93,11 @@ Exit: 0 written, 2 usage error (an existing non-empty directory without --force,
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('init: name exactly one directory to write the commission to');
     const dir = positionals[0]!;
-    const family = (stringOption(values, 'family') ?? 'creation') as Family;
-    if (!FAMILIES.includes(family))
-      throw new UsageError(`init: --family ${family} is not a family; use one of ${FAMILIES.join(', ')}`);
+    const family = (stringOption(values, 'family') ?? 'creation') as Written;
+    if ((family as Family) === 'harbor')
+      throw new UsageError('init: a harbor commission is imported from its task; use heldout import harbor <task-dir>');
+    if (!Object.hasOwn(SKELETONS, family))
+      throw new UsageError(`init: --family ${family} is not a family; use one of ${Object.keys(SKELETONS).join(', ')}`);
     const id = stringOption(values, 'id') ?? slug(dir);
     if (!/^[a-z0-9][a-z0-9._-]*$/.test(id))
       throw new UsageError(`init: --id ${id} is not a slug; use lower-case letters, digits, ".", "_" and "-"`);

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
+import { familyStrategy } from '../../grading/index.js';
 import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import type { CaseFilter, selectCases } from '../../vitest/index.js';
@@ -23,6 +25,8 @@ Options:
   --case <glob>             run only the cases whose id (or split/id) matches; repeatable (* and ?)
   --limit <n>               run at most n cases per commission and split (after --case); the report marks
                             a filtered run partial
+  --oracle                  run each commission's own reference solution instead of a delivery (a Harbor task's
+                            solution/: checks that the task can be solved here and its verifier runs)
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
@@ -63,15 +67,18 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       ...GATE_OPTIONS,
     ],
     strings: ['reporter', 'delivery', 'case', 'image-map'],
-    boolean: ['resume', 'no-judge-cache', 'silent'],
+    boolean: ['resume', 'no-judge-cache', 'silent', 'oracle'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const images = imageMapOption(values);
+    const oracle = values.oracle === true;
     const given = (values.delivery as string[] | undefined) ?? [];
-    if (given.length === 0 && process.env.HELDOUT_DELIVERY) given.push(process.env.HELDOUT_DELIVERY);
-    if (given.length === 0) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
-    const delivery = deliveryMap(given, 'run');
+    if (oracle && given.length > 0) throw new UsageError('run: --oracle and --delivery exclude each other');
+    if (!oracle && given.length === 0 && process.env.HELDOUT_DELIVERY) given.push(process.env.HELDOUT_DELIVERY);
+    if (!oracle && given.length === 0)
+      throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY, or --oracle)');
+    const delivery = oracle ? undefined : deliveryMap(given, 'run');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
     const split = (values.split as string | undefined) ?? 'heldout';
     if (!['heldout', 'dev', 'both'].includes(split))
@@ -108,9 +115,18 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     // Refuse bad packages before any sandbox starts, with every problem at once.
     let invalid = false;
     const loaded: Commission[] = [];
+    const oracles: Record<string, Record<string, string>> = {};
     for (const dir of positionals) {
       try {
-        loaded.push(await loadCommission(dir, { checkModules: true }));
+        const c = await loadCommission(dir, { checkModules: true });
+        loaded.push(c);
+        if (oracle) {
+          const o = familyStrategy(c.config.family).oracle?.(c) ?? null;
+          if (!o) {
+            console.error(`${dir}: --oracle: a ${c.config.family} commission has no reference solution to run`);
+            invalid = true;
+          } else oracles[path.basename(path.resolve(dir))] = { [o.label]: o.dir };
+        }
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid = true;
@@ -125,7 +141,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     const result = await runHeldout(
       {
         commissions: positionals,
-        delivery,
+        delivery: oracle ? (id: string) => oracles[id]! : delivery,
         split: splits.length === 1 ? splits[0] : splits,
         ...(filtered ? { cases } : {}),
         trials,
