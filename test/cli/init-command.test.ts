@@ -11,7 +11,8 @@ describe('heldout init', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-init-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  for (const family of FAMILIES) {
+  // Every family but harbor, whose commissions are imported from a Harbor task (`heldout import harbor`).
+  for (const family of FAMILIES.filter((f) => f !== 'harbor')) {
     test(`the ${family} skeleton validates, and its example delivery passes on both splits`, async () => {
       const dir = path.join(tmp, `my-${family}`);
       const made = await heldout(['init', dir, '--family', family]);
