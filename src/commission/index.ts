@@ -1,5 +1,6 @@
 export { addCanaries, canaryLine, canaryOf } from './canary.js';
 export { caseServices, serviceFileSource } from './case-environment.js';
+export { zodProblems } from './documents.js';
 export * from './environment-schema.js';
 export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
@@ -15,7 +16,6 @@ export {
   problemFile,
   type Requirement,
   type Split,
-  zodProblems,
 } from './load.js';
 export { COMMAND_PLACEHOLDERS, ENTRY_PLACEHOLDERS, type PlaceholderName, placeholdersIn } from './placeholders.js';
 export * from './schema.js';

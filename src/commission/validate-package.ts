@@ -205,12 +205,10 @@ export function placeholderProblems(command: string, known: Record<string, strin
     });
 }
 
-/** A path inside the output directory read literally: relative, no `..`, no glob characters. */
+/** A path inside the output directory read literally: no glob characters (the schema refuses `..` and absolute ones). */
 function relativePathProblem(p: string, what: string): string | null {
   if (p.trim() === '') return 'is empty; name a file in the output directory';
-  if (path.isAbsolute(p))
-    return `${JSON.stringify(p)} is absolute; make it relative to the output directory (${what} are)`;
-  if (p.split(/[\\/]/).includes('..')) return `${JSON.stringify(p)} leaves the output directory; remove the ".."`;
+  if (path.isAbsolute(p) || p.split(/[\\/]/).includes('..')) return null;
   if (/[*?[\]{}]/.test(p))
     return `${JSON.stringify(p)} has glob characters, but ${what} are read literally; name one file`;
   return null;

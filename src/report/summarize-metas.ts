@@ -39,8 +39,9 @@ export function summarizeMetas(
         : [];
     // Present only when the contamination scan found something (documents without it stay as they were).
     const leak = group.find((m) => m.delivery.heldoutLeak)?.delivery.heldoutLeak;
-    entries.push(
-      summarizeCommission({
+    const semantics = first.commission.tau2Semantics;
+    entries.push({
+      ...summarizeCommission({
         id: first.commission.id,
         family: first.commission.family,
         split: first.split,
@@ -58,7 +59,8 @@ export function summarizeMetas(
         noModelCalls: first.commission.modelRequired ? undefined : false,
         heldoutLeak: leak ? leakFindings(leak) : undefined,
       }),
-    );
+      ...(semantics ? { semantics } : {}),
+    });
     markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(

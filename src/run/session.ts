@@ -250,6 +250,7 @@ export class RunSession {
         minResult: cfg.pass.minResult,
         trials: cfg.trials,
         modelRequired: cfg.model.required,
+        ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
       delivery: {
         ...delivery,

@@ -46,7 +46,7 @@ describe('heldout init', () => {
         expect(a0.result.mean).toBeLessThan(100);
         expect(candidate.find((e: any) => e.split === 'heldout').optimization.S).toBe(100);
       }
-    }, 300_000);
+    });
   }
 
   test('--from takes the entry from an existing delivery and writes no example delivery', async () => {

@@ -63,7 +63,7 @@ describe('heldout run with several deliveries and a case filter', () => {
       out,
     ]);
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-  }, 300_000);
+  });
 
   test('every delivery runs in the one run, labelled by label= or its directory name', () => {
     expect(r.code, r.out).toBe(1);

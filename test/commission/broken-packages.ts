@@ -257,7 +257,13 @@ const BROKEN_CORE: BrokenPackage[] = [
     break: commission((c) => {
       c.artifacts[1].path = '../summary.md';
     }),
-    expect: [e('commission.yaml', 'artifacts.1.path', /leaves the output directory; remove the "\.\."/)],
+    expect: [
+      e(
+        'commission.yaml',
+        'artifacts.1.path',
+        /must be a relative path inside the output directory \(no "\.\.", not absolute\)/,
+      ),
+    ],
   },
   {
     name: 'an artifact schema that is no JSON Schema',
@@ -285,7 +291,13 @@ const BROKEN_CORE: BrokenPackage[] = [
     name: 'an absolute check file',
     base: 'log-triage',
     break: item(3, 0, (it) => ({ ...it, file: '/etc/passwd' })),
-    expect: [e('rubric.yaml', 'dimensions.3.items.0.file', /is absolute; make it relative to the output directory/)],
+    expect: [
+      e(
+        'rubric.yaml',
+        'dimensions.3.items.0.file',
+        /must be a relative path inside the output directory \(no "\.\.", not absolute\)/,
+      ),
+    ],
   },
   {
     name: 'a negated forbidden-output glob',

@@ -20,7 +20,7 @@ describe('heldout demo', () => {
     expect(r.code, r.out).toBe(0);
     stdout = r.stdout;
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-  }, 600_000);
+  });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   test('writes the whole report and prints the table', () => {

@@ -24,4 +24,4 @@ test('a copy of tasks/log-triage outside the repository runs in gen property', a
   });
   expect(r.code, r.out).toBe(0);
   expect(r.out).toMatch(/^ok log-triage: \d+ properties held on 3 generated inputs/m);
-}, 300_000);
+});

@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { columnsOf, writeReport } from '../../src/report/index.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { HOSTILE, sampleSummary } from './sample-summary.js';
 import { expectValidSummary } from './summary-json-schema.js';
 
@@ -23,6 +24,8 @@ beforeAll(async () => {
   expectValidSummary(JSON.parse(await readFile(paths.summary, 'utf8')));
   browser = await launchChromium();
   page = await browser.newPage();
+  // Playwright's own 30 s defaults assume an idle machine; a Chromium on a busy one may need longer.
+  page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());

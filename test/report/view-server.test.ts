@@ -73,7 +73,7 @@ describe('heldout view', () => {
       viewer!.once('exit', (code) => reject(new Error(`heldout view exited ${code}: ${seen}`)));
     });
     browser = await launchChromium();
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

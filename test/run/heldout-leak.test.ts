@@ -85,7 +85,7 @@ describe('a run flags held-out contamination in summary.json and report.md', () 
     expect(r.code, r.out).toBe(0);
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
     report = readFileSync(path.join(out, 'report.md'), 'utf8');
-  }, 300_000);
+  });
 
   test('validate --fix gave every held-out case a canary GUID, and a second --fix changes nothing', async () => {
     const commission = await loadCommission(pkg);

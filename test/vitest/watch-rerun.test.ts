@@ -111,7 +111,7 @@ await startVitest('test', [], { watch: true, config: false, root: ${JSON.stringi
     await out.until(/^run 4: failed$/m, at);
     child.stdin?.write('q');
     child.kill('SIGINT');
-  }, 600_000);
+  });
 
   test('heldout dev --watch runs a new development round when the submission changes', async () => {
     const ledger = path.join(tmp, 'rounds.json');
@@ -143,5 +143,5 @@ await startVitest('test', [], { watch: true, config: false, root: ${JSON.stringi
     const second = JSON.parse(readFileSync(ledger, 'utf8'));
     expect(second.rounds.length, out.text).toBe(first.rounds.length + 1);
     child.kill('SIGINT');
-  }, 600_000);
+  });
 });
