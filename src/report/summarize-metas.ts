@@ -1,4 +1,4 @@
-import type { CaseMeta } from '../run/index.js';
+import { type CaseMeta, caseOutputPath } from '../run/index.js';
 import type { CommissionSummary, Summary } from './schema.js';
 import { type BuildOptions, buildSummary, summarizeCommission } from './summarize.js';
 
@@ -58,6 +58,8 @@ export function summarizeMetas(
         hardCodedDevStrings: first.delivery.devStrings,
         noModelCalls: first.commission.modelRequired ? undefined : false,
         heldoutLeak: leak ? leakFindings(leak) : undefined,
+        recordOf: (id, trial) =>
+          `${caseOutputPath(first.commission.id, first.delivery.label, first.split, id, trial)}.meta.json`,
       }),
       ...(semantics ? { semantics } : {}),
     });

@@ -147,6 +147,20 @@ describe.skipIf(!hasData)('heldout run on the imported database-analytics commis
   });
 });
 
+describe.skipIf(!hasLite)('heldout run on the imported scientific-pdf-translation commission (../shared)', () => {
+  test('a delivery written to the interface passes every gate on every case of both splits, unscored only for want of a judge', async () => {
+    const dir = path.join(tmp('pdf-run'), 'c');
+    await importAgentSwe(pdfTranslation, dir);
+    const d = delivery({ 'run_agent.py': writer({ 'translated.pdf': '%PDF-1.7\n%%EOF\n' }) });
+    const cases = [...(await summaryOf(dir, d, 'dev')), ...(await summaryOf(dir, d))];
+    expect(cases).toHaveLength(8);
+    for (const c of cases) {
+      expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
+      for (const x of Object.values(c.dimensions)) expect(x.score).toBeNull();
+    }
+  });
+});
+
 describe.skipIf(!hasData || !hasLite)('imported creation cases, run and graded (../shared)', () => {
   test('database-analytics: exit 0 with nothing → the any-of gate; one broken core file → invalid-artifact', async () => {
     const c = await importTo(dbAnalytics);
