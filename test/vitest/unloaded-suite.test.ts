@@ -38,7 +38,9 @@ describe('a commission suite that fails to load', () => {
     expect(s.partial.unloaded).toEqual([
       { commission: 'broken-triage', file: yaml, error: expect.stringContaining('family') },
     ]);
-    expect(s.partial.reason).toContain('1 commission suite(s) failed to load, so their cases are unknown (broken-triage: ');
+    expect(s.partial.reason).toContain(
+      '1 commission suite(s) failed to load, so their cases are unknown (broken-triage: ',
+    );
     expect(s.gate.verdict).toBe('not-evaluated');
     expect(last.code).not.toBe(0);
     expect(readFileSync(path.join(out, 'report.md'), 'utf8')).toContain('failed to load');
