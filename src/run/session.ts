@@ -27,6 +27,7 @@ import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { caseOutputPath } from './case-path.js';
 import { scanDevStrings } from './dev-strings.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
+import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 export interface RunSessionOptions {
@@ -46,6 +47,7 @@ interface Prepared {
   /** Set when the delivery is refused (changed since its freeze): every case of it fails with this. */
   refusal: Error | null;
   devStrings: Map<string, string[]>;
+  heldoutLeaks: Map<string, HeldoutLeak | null>;
   /** The freeze manifest's exclusions (it may sit inside the delivery); the re-digest after each case uses them. */
   exclude?: readonly string[];
 }
@@ -135,6 +137,7 @@ export class RunSession {
           ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role },
           refusal,
           devStrings: new Map(),
+          heldoutLeaks: new Map(),
           exclude,
         };
       })();
@@ -250,7 +253,11 @@ export class RunSession {
         modelRequired: cfg.model.required,
         ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
-      delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
+      delivery: {
+        ...delivery,
+        devStrings: this.devStringsFor(commission, prepared),
+        heldoutLeak: this.heldoutLeakFor(commission, prepared),
+      },
       split,
       sandbox: backend.name,
       weakerIsolation,
@@ -389,6 +396,14 @@ export class RunSession {
       prepared.devStrings.set(commission.dir, found);
     }
     return found;
+  }
+
+  private heldoutLeakFor(commission: Commission, prepared: Prepared): HeldoutLeak | null {
+    if (!prepared.heldoutLeaks.has(commission.dir)) {
+      const leak = prepared.ref.role === 'starter' ? null : scanHeldoutLeak(prepared.ref.dir, commission);
+      prepared.heldoutLeaks.set(commission.dir, leak);
+    }
+    return prepared.heldoutLeaks.get(commission.dir) ?? null;
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */

@@ -45,6 +45,12 @@ function freePort(): Promise<number> {
 }
 
 /** What a process backend may use of this host; default: everything the probe found. */
+/**
+ * Tells apart the cgroups of one process: two deliveries' runs of the same case × trial start in the same
+ * millisecond, and a shared cgroup would be destroyed, with the other run's processes in it, by the first to end.
+ */
+let cgroupSeq = 0;
+
 export interface ProcessBackendOptions {
   /**
    * Override probed capabilities (e.g. `{ netns: false, cgroups: false }` to see how the backend degrades on a host
@@ -205,11 +211,14 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
       // outer: enter the cgroup first (so every descendant is in it), then the namespaces.
       cgroup = !cgroupsAllowed
         ? null
-        : await createCgroup(`${spec.runId}--${spec.caseId}-${spec.trial}-${process.pid}-${Date.now()}`, {
-            memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
-            pids: Math.floor(spec.limits.pids),
-            cpus: spec.limits.cpus,
-          });
+        : await createCgroup(
+            `${spec.runId}--${spec.caseId}-${spec.trial}-${process.pid}-${Date.now()}-${++cgroupSeq}`,
+            {
+              memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
+              pids: Math.floor(spec.limits.pids),
+              cpus: spec.limits.cpus,
+            },
+          );
       const outer: string[] = [];
       for (const f of cgroup?.procsFiles ?? []) outer.push(`echo $$ > ${shQuote(f)}`);
       const deathsig = caps.pdeathsig ? 'setpriv --pdeathsig KILL ' : '';
