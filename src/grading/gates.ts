@@ -17,7 +17,8 @@ export interface GateOutcome {
 export type GateExecution = Pick<
   Execution,
   'exitCode' | 'signal' | 'timedOut' | 'oom' | 'wallMs' | 'stdout' | 'stderr' | 'outputs'
->;
+> &
+  Partial<Pick<Execution, 'outputLimit'>>;
 
 export interface RunGatesInput {
   /** null when the delivery was not executed (an editing delivery that is only a patch): run gates are skipped. */
@@ -35,8 +36,8 @@ const fail = (gate: GateCategory, reason: string, artifacts: GateOutcome['artifa
 
 /**
  * The deterministic gates of DESIGN §4 in order, stopping at the first failure: launched, budgets (a kill by the
- * wall clock or memory explains the exit code, so it is reported as `timeout`/`oom`, not `error-exit`), exit code,
- * required artifacts present and parseable, no forbidden output.
+ * wall clock, memory or output budget explains the exit code, so it is reported as `timeout`/`oom`/`output-limit`,
+ * not `error-exit`), exit code, required artifacts present and parseable, no forbidden output.
  */
 export function runGates({ execution, outputDir, commission }: RunGatesInput): GateOutcome {
   const { config, rubric } = commission;
@@ -51,6 +52,8 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
       );
     }
     if (execution.oom) return fail('oom', `exceeded the memory budget of ${config.budgets.memoryMb} MiB`);
+    // A sandbox stopped for its outputs exits by SIGKILL: the cause, not the exit code, is the gate.
+    if (execution.outputLimit) return fail('output-limit', `${execution.outputLimit}; only what fits was kept`);
     if (execution.exitCode === null || !config.exitCodes.includes(execution.exitCode)) {
       const how = execution.exitCode === null ? `was killed by ${execution.signal}` : `exited ${execution.exitCode}`;
       return fail('error-exit', `the entry command ${how}; allowed exit codes: ${config.exitCodes.join(', ')}`);

@@ -62,6 +62,8 @@ export const caseSummarySchema = z.looseObject({
   judge: graded<CaseGrade['judge']>(),
   stderrTail: z.string(),
   claimsContradicted: z.array(z.string()),
+  /** Extra (issue 17): the streams the sandbox cut at their cap; absent when neither was. */
+  truncated: z.array(z.enum(['stdout', 'stderr'])).optional(),
 });
 
 export const commissionSummarySchema = z.looseObject({

@@ -224,6 +224,7 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
     judge: g.judge,
     stderrTail: g.stderrTail,
     claimsContradicted: g.claimsContradicted,
+    ...(g.truncated ? { truncated: g.truncated } : {}),
   };
 }
 

@@ -48,4 +48,9 @@ export interface CaseMeta {
   sandbox: IsolationName;
   weakerIsolation: string[];
   grade: CaseGrade;
+  /**
+   * Set when the delivery changed while this case ran (what changed): the case fails its constraint gate, the test
+   * fails with this refusal, the delivery's later cases are refused, and `--resume` runs this case again.
+   */
+  refused?: string;
 }

@@ -26,6 +26,13 @@ export {
 export { type RuntimeRecipe, runtimeRecipe } from './docker/runtime-recipe.js';
 export { type ExecutionGate, gateFromExecution } from './gate.js';
 export { createLimiter } from './limiter.js';
+export {
+  DEFAULT_OUTPUT_DEPTH,
+  DEFAULT_OUTPUT_ENTRIES,
+  type OutputLimits,
+  outputLimits,
+} from './output-limits.js';
+export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';
 export { type ProcessCapabilities, processCapabilities } from './process/capabilities.js';
 export { BACKENDS, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
@@ -33,9 +40,10 @@ export { SANDBOX_UID } from './sandbox-user.js';
 export { resolveSandbox } from './select.js';
 export { createSwarmBackend, type SwarmBackendOptions, swarmBackend } from './swarm/backend.js';
 export { extractTar } from './tar.js';
-export { cleanupNow, installSignalCleanup } from './teardown.js';
+export { cleanupNow, dieWithParent, installSignalCleanup, registerCleanup, stopReason } from './teardown.js';
 export type {
   BackendName,
+  CleanupOptions,
   Execution,
   GatewayAttachment,
   IsolationName,

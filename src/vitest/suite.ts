@@ -47,6 +47,7 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
               test(name, { timeout }, async ({ task }) => {
                 const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
                 task.meta.heldout = meta;
+                if (meta.refused) throw new CaseFailure(`refused: ${meta.refused}`);
                 if (!meta.grade.passed)
                   throw new CaseFailure(failureSummary(meta.grade, commission.config.pass.minResult));
               });

@@ -1,6 +1,7 @@
+import os from 'node:os';
 import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import type { GateThresholds } from '../../report/index.js';
-import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
+import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
 import { runHeldout } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
@@ -85,6 +86,9 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       },
       { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
     );
+    // A signal stopped the run: its teardown (vitest/run-teardown.ts) says so and ends the process with the signal.
+    const stopped = stopReason();
+    if (stopped) return 128 + (os.constants.signals[stopped as NodeJS.Signals] ?? 0);
     if (!result.summary) {
       console.error('heldout run: no case was run (see the errors above)');
       return 2;
