@@ -1,0 +1,113 @@
+/**
+ * Issue 17, item 6: the process backend hides the evaluator from the delivery as a container does — the commission
+ * (rubric, commission.yaml, truth files, other cases), the run's own records (`*.meta.json`, the ledger) and other
+ * runs' files in the host's temporary directory. Where it can build no private root, a case that could read them
+ * is refused, never run with them in sight.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
+import { createProcessBackend, processCapabilities } from '../../src/sandbox/index.js';
+import {
+  BIN,
+  canary,
+  cleanEnv,
+  delivery,
+  faultCommission,
+  scratchDir,
+  spawnNode,
+  stopStarted,
+  testRunId,
+} from './helpers.js';
+
+vi.setConfig({ testTimeout: 600_000 });
+const caps = await processCapabilities();
+
+describe('the process backend hides the evaluator from the delivery', () => {
+  const tmp = scratchDir('hides');
+  // Another run's file in the host's temporary directory, readable by anyone.
+  const otherRun = scratchDir('other-run');
+  const hostCanary = canary('host');
+  writeFileSync(path.join(otherRun.dir, 'input.md'), `${hostCanary}\n`, { mode: 0o644 });
+  afterEach(() => stopStarted());
+  afterAll(() => {
+    tmp.cleanup();
+    otherRun.cleanup();
+  });
+
+  test.skipIf(!caps.privateRoot)(
+    `snooping deliveries find nothing of the commission, the run's records or other runs${caps.privateRoot ? '' : ' — skipped: no private root can be built here (the refusal below applies)'}`,
+    async () => {
+      const runId = testRunId('hides');
+      const out = path.join(tmp.dir, 'out');
+      const { dir, canaries } = faultCommission(tmp.dir, {
+        judge: false,
+        env: {
+          FAULT_PEEK_EVALUATOR: [
+            path.join(tmp.dir, 'fault-suite', 'rubric.yaml'),
+            path.join(tmp.dir, 'fault-suite', 'commission.yaml'),
+            out,
+          ].join(','),
+          FAULT_PEEK_CASES: [
+            path.join(tmp.dir, 'fault-suite', 'cases/heldout/h1/truth.json'),
+            path.join(tmp.dir, 'fault-suite', 'cases/heldout/h2'),
+            path.join(tmp.dir, 'fault-suite', 'cases/dev'),
+          ].join(','),
+          FAULT_PEEK_HOST: otherRun.dir,
+        },
+      });
+      for (const name of ['read-evaluator-files', 'read-other-case', 'read-host-files']) {
+        // Two trials: the second runs beside the first one's record (what the issue saw leak).
+        const r = spawnNode(
+          [
+            BIN,
+            'run',
+            dir,
+            '--delivery',
+            delivery(tmp.dir, name),
+            '--sandbox',
+            'process',
+            '--out',
+            out,
+            '--trials',
+            '2',
+          ],
+          cleanEnv({ HELDOUT_RUN_ID: `${runId}-${name}` }),
+        );
+        const ended = await r.exited;
+        expect(ended.code, r.log()).toBe(0);
+        for (const c of ['h1', 'h2']) {
+          for (const t of [1, 2]) {
+            const found = path.join(out, 'cases', 'fault-suite', name, 'heldout', `${c}-t${t}`, 'found.txt');
+            expect(existsSync(found), `${name} ${c} trial ${t} ran`).toBe(true);
+            const seen = readFileSync(found, 'utf8');
+            for (const [what, value] of Object.entries({ ...canaries, host: hostCanary })) {
+              expect(seen, `${name} ${c}-t${t} read the ${what}`).not.toContain(value);
+            }
+            expect(seen).not.toContain('"grade"');
+            expect(seen).not.toContain('forbiddenOutputs');
+          }
+        }
+      }
+    },
+  );
+
+  test('where no private root can be built, a case that could read the evaluator is refused', async () => {
+    const backend = createProcessBackend({ capabilities: { privateRoot: false, mountns: false } });
+    const { dir } = faultCommission(path.join(tmp.dir, 'refused'), { judge: false });
+    const run = backend.run({
+      runId: testRunId('refused'),
+      caseId: 'h1',
+      trial: 1,
+      command: 'sh run.sh {input} {output}',
+      deliveryDir: delivery(path.join(tmp.dir, 'refused'), 'read-evaluator-files'),
+      inputPath: path.join(dir, 'cases/heldout/h1/input.md'),
+      assetsDir: null,
+      outputDir: path.join(tmp.dir, 'refused', 'out'),
+      evaluatorPaths: [dir, os.tmpdir()],
+      limits: { wallSeconds: 30, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+    });
+    await expect(run).rejects.toThrow(`cannot hide ${dir} from the delivery`);
+  });
+});
