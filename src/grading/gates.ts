@@ -35,9 +35,10 @@ const fail = (gate: GateCategory, reason: string, artifacts: GateOutcome['artifa
 });
 
 /**
- * The deterministic gates of DESIGN §4 in order, stopping at the first failure: launched, budgets (a kill by the
- * wall clock, memory or output budget explains the exit code, so it is reported as `timeout`/`oom`/`output-limit`,
- * not `error-exit`), exit code, required artifacts present and parseable, no forbidden output.
+ * The deterministic gates of DESIGN §4 in order, stopping at the first failure: launched, budgets (outputs past
+ * theirs, then a kill by the wall clock or memory: each explains the exit code, so it is reported as
+ * `output-limit`/`timeout`/`oom`, not `error-exit`), exit code, required artifacts present and parseable, no
+ * forbidden output.
  */
 export function runGates({ execution, outputDir, commission }: RunGatesInput): GateOutcome {
   const { config, rubric } = commission;
@@ -45,6 +46,9 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
     if (execution.exitCode === null && execution.signal === null && !execution.timedOut && !execution.oom) {
       return fail('error-exit', 'the entry command did not launch');
     }
+    // Outputs past their budget are a fact of what the case left, however it was stopped (by the output watch, whose
+    // SIGKILL is no error exit, or by the wall clock while it was still writing): that gate comes first.
+    if (execution.outputLimit) return fail('output-limit', `${execution.outputLimit}; only what fits was kept`);
     if (execution.timedOut || execution.wallMs > config.budgets.wallSeconds * 1000) {
       return fail(
         'timeout',
@@ -52,8 +56,6 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
       );
     }
     if (execution.oom) return fail('oom', `exceeded the memory budget of ${config.budgets.memoryMb} MiB`);
-    // A sandbox stopped for its outputs exits by SIGKILL: the cause, not the exit code, is the gate.
-    if (execution.outputLimit) return fail('output-limit', `${execution.outputLimit}; only what fits was kept`);
     if (execution.exitCode === null || !config.exitCodes.includes(execution.exitCode)) {
       const how = execution.exitCode === null ? `was killed by ${execution.signal}` : `exited ${execution.exitCode}`;
       return fail('error-exit', `the entry command ${how}; allowed exit codes: ${config.exitCodes.join(', ')}`);

@@ -5,10 +5,10 @@
 
 export const GATE_CATEGORIES = [
   'error-exit',
-  'timeout',
-  'oom',
   // Issue 17: the outputs went past budgets.outputBytes (bytes, entries or depth); heldout kept only what fits.
   'output-limit',
+  'timeout',
+  'oom',
   'missing-artifact',
   'invalid-artifact',
   'patch-rejected',

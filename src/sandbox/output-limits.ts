@@ -6,7 +6,6 @@
  */
 import type { Dirent } from 'node:fs';
 import { chmod, copyFile, lstat, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
-import { join } from 'node:path';
 
 /** What a case may leave in its output directory. */
 export interface OutputLimits {
@@ -42,27 +41,39 @@ function describe(limits: OutputLimits, what: 'bytes' | 'entries' | 'depth'): st
   return `the outputs nest deeper than ${limits.depth} levels`;
 }
 
+// Paths are Buffers throughout: a delivery may name a file with bytes that are not UTF-8, and a name decoded to a
+// string could not be opened again (the case would lose its outputs, or the copy would throw).
+type Name = Buffer;
+const SLASH = Buffer.from('/');
+const joinName = (a: Name, b: Name): Name => (a.length === 0 ? b : Buffer.concat([a, SLASH, b]));
+const under = (root: string, rel: Name): Name =>
+  rel.length === 0 ? Buffer.from(root) : joinName(Buffer.from(root), rel);
+
+async function list(root: string, rel: Name): Promise<Dirent<Buffer>[]> {
+  try {
+    const names = await readdir(under(root, rel), { withFileTypes: true, encoding: 'buffer' });
+    return names.sort((a, b) => Buffer.compare(a.name, b.name));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Walks `src` in sorted order and hands each entry that still fits the limits to `keep`; the first that does not
- * ends the walk (and everything after it is left out). Links are entries, never followed.
+ * ends the walk (and everything after it is left out). Links are entries, never followed. With `sizes` false only
+ * entries and depth are counted (no stat per file: what a frequent watch can afford).
  */
 async function walk(
   src: string,
   limits: OutputLimits,
-  keep: (rel: string, d: Dirent, size: number) => Promise<void>,
+  keep: (rel: Name, d: Dirent<Buffer>) => Promise<void>,
+  sizes = true,
 ): Promise<Tally> {
   const tally: Tally = { bytes: 0, entries: 0, over: null };
-  const visit = async (rel: string, depth: number): Promise<void> => {
-    let names: Dirent[];
-    try {
-      names = await readdir(rel ? join(src, rel) : src, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of names) {
+  const visit = async (rel: Name, depth: number): Promise<void> => {
+    for (const d of await list(src, rel)) {
       if (tally.over) return;
-      const r = rel ? `${rel}/${d.name}` : d.name;
+      const r = joinName(rel, d.name);
       if (depth + 1 > limits.depth) {
         tally.over = describe(limits, 'depth');
         return;
@@ -72,24 +83,29 @@ async function walk(
         return;
       }
       let size = 0;
-      if (d.isFile()) size = (await lstat(join(src, r)).catch(() => ({ size: 0 }))).size;
+      if (sizes && d.isFile()) size = (await lstat(under(src, r)).catch(() => ({ size: 0 }))).size;
       if (tally.bytes + size > limits.bytes) {
         tally.over = describe(limits, 'bytes');
         return;
       }
       tally.entries++;
       tally.bytes += size;
-      await keep(r, d, size);
+      await keep(r, d);
       if (d.isDirectory()) await visit(r, depth + 1);
     }
   };
-  await visit('', 0);
+  await visit(Buffer.alloc(0), 0);
   return tally;
 }
 
-/** Why the outputs under `dir` are past the limits, or null when they fit (stops walking at the first excess). */
+const nothing = async () => {};
+
+/**
+ * Why the outputs under `dir` are past the limits, or null when they fit (stops walking at the first excess).
+ * Entries and depth are counted first, without a stat per file, so a flood of files is seen at once.
+ */
 export async function outputsExceed(dir: string, limits: OutputLimits): Promise<Verdict> {
-  return (await walk(dir, limits, async () => {})).over;
+  return (await walk(dir, limits, nothing, false)).over ?? (await walk(dir, limits, nothing)).over;
 }
 
 /**
@@ -99,23 +115,17 @@ export async function outputsExceed(dir: string, limits: OutputLimits): Promise<
 export async function trimOutputs(dir: string, limits: OutputLimits): Promise<Verdict> {
   const kept = new Set<string>();
   const tally = await walk(dir, limits, async (rel) => {
-    kept.add(rel);
+    kept.add(rel.toString('latin1'));
   });
   if (!tally.over) return null;
-  const prune = async (rel: string): Promise<void> => {
-    let names: Dirent[];
-    try {
-      names = await readdir(rel ? join(dir, rel) : dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of names) {
-      const r = rel ? `${rel}/${d.name}` : d.name;
-      if (!kept.has(r)) await rm(join(dir, r), { recursive: true, force: true });
+  const prune = async (rel: Name): Promise<void> => {
+    for (const d of await list(dir, rel)) {
+      const r = joinName(rel, d.name);
+      if (!kept.has(r.toString('latin1'))) await rm(under(dir, r), { recursive: true, force: true });
       else if (d.isDirectory()) await prune(r);
     }
   };
-  await prune('');
+  await prune(Buffer.alloc(0));
   return tally.over;
 }
 
@@ -126,14 +136,14 @@ export async function trimOutputs(dir: string, limits: OutputLimits): Promise<Ve
 export async function copyOutputsBounded(src: string, dest: string, limits: OutputLimits): Promise<Verdict> {
   await mkdir(dest, { recursive: true });
   const tally = await walk(src, limits, async (rel, d) => {
-    const from = join(src, rel);
-    const to = join(dest, rel);
+    const from = under(src, rel);
+    const to = under(dest, rel);
     if (d.isDirectory()) {
       await mkdir(to, { recursive: true });
       await chmod(to, 0o777).catch(() => {});
     } else if (d.isSymbolicLink()) {
       await rm(to, { force: true });
-      await symlink(await readlink(from), to).catch(() => {});
+      await symlink(await readlink(from, { encoding: 'buffer' }), to).catch(() => {});
     } else if (d.isFile()) {
       await rm(to, { force: true, recursive: true });
       await copyFile(from, to);

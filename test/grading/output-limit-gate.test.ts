@@ -13,8 +13,8 @@ const commission = makeCommission(
 );
 
 describe('the output budget in grading', () => {
-  test('output-limit is a gate category, after the wall-clock and memory budgets', () => {
-    expect(GATE_CATEGORIES.indexOf('output-limit')).toBe(GATE_CATEGORIES.indexOf('oom') + 1);
+  test('output-limit is a gate category, the first of the budgets', () => {
+    expect(GATE_CATEGORIES.indexOf('output-limit')).toBe(GATE_CATEGORIES.indexOf('timeout') - 1);
   });
 
   test('a run stopped for its outputs fails output-limit, not error-exit, whatever it left', () => {
@@ -31,13 +31,13 @@ describe('the output budget in grading', () => {
     expect(g.reason).toBe('the outputs hold more than 10000 files and directories; only what fits was kept');
   });
 
-  test('a wall-clock kill still wins: the budget that stopped it first is the cause', () => {
+  test('outputs past the budget fail output-limit even when the wall clock stopped the run while it wrote', () => {
     const g = runGates({
       execution: execution({ exitCode: 137, timedOut: true, outputLimit: 'the outputs nest deeper than 32 levels' }),
       outputDir: outputDir({}),
       commission,
     });
-    expect(g.gate).toBe('timeout');
+    expect(g.gate).toBe('output-limit');
   });
 
   test('truncated streams are in the grade and the summary; none truncated, no field', async () => {
