@@ -93,6 +93,35 @@ describe('the process backend hides the evaluator from the delivery', () => {
     },
   );
 
+  test.skipIf(!caps.privateRoot)(
+    `a case's root holds system directories, a minimal /etc and its stage, nothing else of the host${caps.privateRoot ? '' : ' — skipped: no private root can be built here'}`,
+    async () => {
+      const { dir } = faultCommission(path.join(tmp.dir, 'root'), { judge: false });
+      const x = await createProcessBackend().run({
+        runId: testRunId('root'),
+        caseId: 'h1',
+        trial: 1,
+        command: 'ls -A /; echo ---; ls -A /etc; echo ---; ls -A /tmp',
+        deliveryDir: delivery(path.join(tmp.dir, 'root'), 'read-host-files'),
+        inputPath: path.join(dir, 'cases/heldout/h1/input.md'),
+        assetsDir: null,
+        outputDir: path.join(tmp.dir, 'root', 'out'),
+        evaluatorPaths: [dir],
+        limits: { wallSeconds: 30, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+      });
+      expect(x.exitCode, x.stderr).toBe(0);
+      const [top, etc, tmpListing] = x.stdout.split('---\n').map((p) => p.trim().split('\n'));
+      for (const name of top)
+        expect(['bin', 'dev', 'etc', 'lib', 'lib32', 'lib64', 'libx32', 'proc', 'sbin', 'tmp', 'usr']).toContain(name);
+      // The machine's own configuration (credentials in npmrc, pip.conf, environment, docker/, ssh/) is not lent.
+      for (const name of ['shadow', 'npmrc', 'pip.conf', 'environment', 'docker', 'ssh', 'gitconfig'])
+        expect(etc).not.toContain(name);
+      expect(etc).toEqual(expect.arrayContaining(['passwd', 'group', 'ld.so.cache']));
+      // /tmp is the case's own: nothing of the host's temporary directory (other runs, this test's files).
+      expect(tmpListing).not.toContain(path.basename(otherRun.dir));
+    },
+  );
+
   test('where no private root can be built, a case that could read the evaluator is refused', async () => {
     const backend = createProcessBackend({ capabilities: { privateRoot: false, mountns: false } });
     const { dir } = faultCommission(path.join(tmp.dir, 'refused'), { judge: false });

@@ -1,16 +1,52 @@
 /**
  * The process backend's private root (issue 17): inside its own mount namespace a case sees a fresh root made of
- * the host's system directories (read-only), a minimal /dev, /proc, its stage (case copy, /tmp, outputs), the
- * delivery (read-only) and what the spec mounts — and nothing else of the host: not the commission, not the run's
- * records, not other runs' files in the temporary directory, not the evaluator's checkout. What a container gets
- * from its image, the host lends here read-only; everything evaluator-owned is simply not in the tree.
+ * the host's system directories and what programs need of /etc (read-only), a minimal /dev, /proc, its stage (case
+ * copy, /tmp, outputs), the delivery (read-only) and what the spec mounts — and nothing else of the host: not the
+ * commission, not the run's records, not other runs' files in the temporary directory, not the evaluator's
+ * checkout, not the machine's credentials in /etc. What a container gets from its image, the host lends here
+ * read-only; everything evaluator-owned is simply not in the tree.
  */
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { shQuote } from '../../util/index.js';
 
-/** The host's system directories a case runs on (programs, libraries, configuration), lent read-only. */
-const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
+/** The host's system directories a case runs on (programs and libraries), lent read-only. */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/**
+ * What of the host's /etc programs need to run (the loader's cache, name service, time zone, certificates, the
+ * alternatives links under /usr/bin, Python's site configuration), lent read-only. The rest of /etc stays out: it
+ * may hold a machine's credentials (npmrc, pip.conf, gitconfig, environment, docker/).
+ */
+const ETC_ENTRIES = [
+  'alternatives',
+  'ca-certificates',
+  'debian_version',
+  'gai.conf',
+  'host.conf',
+  'hosts',
+  'inputrc',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'magic',
+  'magic.mime',
+  'mime.types',
+  'networks',
+  'nsswitch.conf',
+  'os-release',
+  'protocols',
+  'services',
+  'shells',
+  'ssl',
+  'terminfo',
+  'timezone',
+];
+
+/** Who exists inside: root (what a user namespace maps the caller to) and the sandbox user. */
+const PASSWD = 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n';
+const GROUP = 'root:x:0:\nnogroup:x:65534:\n';
 
 /** Device nodes a program expects; everything else of /dev stays out. */
 const DEVICES = ['null', 'zero', 'full', 'random', 'urandom', 'tty'];
@@ -29,6 +65,14 @@ export interface PrivateRootPlan {
   writable: string[];
   /** Single files (the gateway socket and relay script) bound at their own paths. */
   files: string[];
+}
+
+function readdirOr(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function within(child: string, parent: string): boolean {
@@ -51,17 +95,23 @@ export function privateRootScript(plan: PrivateRootPlan): string[] {
     lines.push(`mkdir -p ${R(path)}`, `mount --bind ${q(path)} ${R(path)}`);
     if (ro) lines.push(`mount -o remount,bind,ro ${R(path)}`);
   };
-  for (const d of SYSTEM_DIRS) {
+  const lend = (p: string) => {
     let st: ReturnType<typeof lstatSync>;
     try {
-      st = lstatSync(d);
+      st = lstatSync(p);
     } catch {
-      continue;
+      return;
     }
     // Merged /usr: /bin, /lib… are links into /usr; the same links make the same tree.
-    if (st.isSymbolicLink()) lines.push(`ln -s ${q(readlinkSync(d))} ${R(d)}`);
-    else if (st.isDirectory()) bindDir(d, true);
-  }
+    if (st.isSymbolicLink()) lines.push(`ln -s ${q(readlinkSync(p))} ${R(p)}`);
+    else if (st.isDirectory()) bindDir(p, true);
+    else if (st.isFile()) lines.push(`touch ${R(p)}`, `mount --bind ${q(p)} ${R(p)}`, `mount -o remount,bind,ro ${R(p)}`);
+  };
+  for (const d of SYSTEM_DIRS) lend(d);
+  lines.push(`mkdir -p ${R('/etc')}`);
+  const python = readdirOr('/etc').filter((n) => /^python3(\.\d+)?$/.test(n));
+  for (const name of [...ETC_ENTRIES, ...python]) lend(`/etc/${name}`);
+  lines.push(`printf ${q(PASSWD)} > ${R('/etc/passwd')}`, `printf ${q(GROUP)} > ${R('/etc/group')}`);
   lines.push(`mkdir -p ${R('/dev')}`, `mount -t tmpfs -o size=64k,mode=0755 heldout-dev ${R('/dev')}`);
   for (const dev of DEVICES) {
     if (!existsSync(`/dev/${dev}`)) continue;

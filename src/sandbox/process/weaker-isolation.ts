@@ -15,7 +15,7 @@ export function weakerIsolation(
     w.push('network: no network namespace here (unshare not permitted); the delivery can reach the network');
   w.push(
     caps.privateRoot
-      ? "filesystem: a private root of the host's system directories (/usr, /etc, …, read-only), the case's stage and the delivery (read-only); nothing else of the host is visible"
+      ? "filesystem: a private root of the host's system directories (/usr, /lib, …, and what programs need of /etc, read-only), the case's stage and the delivery (read-only); nothing else of the host is visible"
       : caps.mountns
         ? `filesystem: the host's files stay visible (only ${hide.length ? hide.join(', ') : 'nothing'} hidden; the delivery is read-only)`
         : "filesystem: the host's files stay visible, other cases and truth files included; the delivery is a copy made read-only by file mode",
