@@ -105,7 +105,8 @@ export function privateRootScript(plan: PrivateRootPlan): string[] {
     // Merged /usr: /bin, /lib… are links into /usr; the same links make the same tree.
     if (st.isSymbolicLink()) lines.push(`ln -s ${q(readlinkSync(p))} ${R(p)}`);
     else if (st.isDirectory()) bindDir(p, true);
-    else if (st.isFile()) lines.push(`touch ${R(p)}`, `mount --bind ${q(p)} ${R(p)}`, `mount -o remount,bind,ro ${R(p)}`);
+    else if (st.isFile())
+      lines.push(`touch ${R(p)}`, `mount --bind ${q(p)} ${R(p)}`, `mount -o remount,bind,ro ${R(p)}`);
   };
   for (const d of SYSTEM_DIRS) lend(d);
   lines.push(`mkdir -p ${R('/etc')}`);
