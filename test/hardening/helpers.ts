@@ -192,30 +192,8 @@ export function runCgroups(runId: string): string[] {
   return out;
 }
 
-/** True while process `pid` exists and is not a zombie. */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Direct children of `pid` (a heldout run's Vitest workers). */
-export function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) out.push(Number(name));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
+/** True while process `pid` exists and is not a zombie; the direct children of a pid (a run's Vitest workers). */
+export { childPids as childrenOf, processAlive as alive } from '../../src/sandbox/index.js';
 
 /** Every `*.meta.json` case record under a run's output directory. */
 export function caseRecords(out: string): string[] {
