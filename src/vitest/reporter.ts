@@ -71,6 +71,11 @@ export class HeldoutReporter implements Reporter {
         process.stdout.write(`${title}:\n${weaker.map((w) => `  - ${w}`).join('\n')}\n`);
       }
       process.stdout.write(`heldout report: ${path.relative(process.cwd(), this.options.out) || '.'}/index.html\n`);
+      // Refused cases (a delivery that changed during the run) never ran: say so beside the figures they are not in.
+      if (ungraded > 0)
+        process.stdout.write(
+          `heldout: ${ungraded} case test(s) have no grade and are not in the report (refused, or an error: see above)\n`,
+        );
     }
     if (this.violations.length > 0) {
       process.stdout.write(`heldout gate failed:\n${this.violations.map((v) => `  - ${v}`).join('\n')}\n`);

@@ -56,6 +56,7 @@ describe.each([
       expect(cases.map((c) => [c.id, c.status, c.gate])).toEqual([['h1', 'gate-failed', 'constraint-violation']]);
       expect(cases[0].reason).toMatch(/changed: agent\.py; added: planted\.txt/);
       expect(log).toMatch(/h2[\s\S]*refused: delivery/);
+      expect(log).toContain('1 case test(s) have no grade and are not in the report');
       // Its record says it ran on a changed tree, so --resume (once the delivery is restored) runs it again.
       const record = JSON.parse(readFileSync(`${first}.meta.json`, 'utf8'));
       expect(record.refused).toMatch(/agent\.py/);
