@@ -3,6 +3,9 @@
 //    every default of DESIGN §7, attach, start, wait, inspect, remove, list outputs) against a bare
 //    `docker run --rm <image> true`, interleaved case by case so drift hits both alike. Goal: ratio ≤ 1.15. A
 //    second baseline, `docker run --rm` with heldout's isolation flags, shows what the flags themselves cost.
+// 1b. Pod overhead (issue 19): the same no-op case with one service beside it in its pod (a holder container owning
+//    the loopback-only namespace, a node HTTP service probed ready over TCP from inside, then the case), against the
+//    backend's single container of 1. No goal yet: the ratio is recorded.
 // 2. Throughput: CASES no-op cases at concurrency 1, 2 and 4 through the backend behind `createLimiter(n)`, against
 //    `xargs -P n` over `docker run --rm <image> true`. Goal: ≥ 0.85× the baseline's cases/s at the same concurrency.
 //    Each repetition runs both paths at every concurrency, alternating which goes first.
@@ -53,7 +56,7 @@ writeFileSync(join(caseDir, 'input.md'), 'bench\n');
 const runId = `bench-${process.pid}`;
 let i = 0;
 
-async function backendCase() {
+async function backendCase(services) {
   const n = i++;
   const out = join(work, 'out', String(n));
   const x = await sandbox.dockerBackend.run({
@@ -66,9 +69,20 @@ async function backendCase() {
     assetsDir: null,
     outputDir: out,
     limits: { wallSeconds: 60, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+    ...(services ? { services } : {}),
   });
   if (x.exitCode !== 0) throw new Error(`backend no-op exited ${x.exitCode}: ${x.stderr}`);
 }
+
+const oneService = [
+  {
+    name: 'svc',
+    image: image.tag,
+    command: `node -e "require('http').createServer((q, s) => s.end('ok')).listen(7000)"`,
+    ready: { tcp: 7000 },
+    timeoutSeconds: 30,
+  },
+];
 
 const sameFlags = () => [
   'run',
@@ -108,7 +122,8 @@ const sameFlags = () => [
 ];
 
 const perCasePaths = {
-  backend: backendCase,
+  backend: () => backendCase(),
+  pod: () => backendCase(oneService),
   bare: () => execFileP('docker', ['run', '--rm', image.tag, 'true']),
   sameFlags: () => execFileP('docker', sameFlags()),
 };
@@ -139,7 +154,7 @@ function xargsThroughput(cases, n) {
   });
 }
 
-const perCase = { backend: [], bare: [], sameFlags: [] };
+const perCase = { backend: [], pod: [], bare: [], sameFlags: [] };
 const throughput = Object.fromEntries(CONCURRENCY.map((n) => [n, { backend: [], xargs: [] }]));
 try {
   for (let r = 0; r < WARMUP + N; r++) {
@@ -178,6 +193,13 @@ emit('sandbox', {
       samples: perCase.backend,
       baseline: bare,
       goal: { on: 'ratio', op: '<=', value: 1.15 },
+      digits: 1,
+    }),
+    metric({
+      name: 'per-case wall, a pod with one service (holder + node HTTP service ready over TCP + the no-op case)',
+      unit: 'ms',
+      samples: perCase.pod,
+      baseline: { name: 'the heldout docker backend, one container', samples: perCase.backend },
       digits: 1,
     }),
     metric({

@@ -1,3 +1,4 @@
+import { parseImageMap } from '../sandbox/index.js';
 import { type Options, UsageError } from './command.js';
 
 // Reading a command's options. Every problem is a UsageError naming the option, so `heldout` exits 2 with one line
@@ -60,4 +61,13 @@ export function optionalNumber(values: Record<string, unknown>, name: string, mi
 /** `integerOption` for an option without a default of its own: undefined when it was not given. */
 export function optionalInteger(values: Record<string, unknown>, name: string, min = 0): number | undefined {
   return values[name] === undefined ? undefined : integerOption(values, name, 0, min);
+}
+
+/** `--image-map from=to` (repeatable) as a map; undefined when not given; a bad pair is a UsageError naming it. */
+export function imageMapOption(values: Record<string, unknown>): Record<string, string> | undefined {
+  const raw = values['image-map'];
+  if (raw === undefined) return undefined;
+  const { map, problems } = parseImageMap(Array.isArray(raw) ? (raw as string[]) : [String(raw)]);
+  if (problems.length) throw new UsageError(`--image-map: ${problems.join('; ')}`);
+  return map;
 }

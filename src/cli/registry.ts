@@ -9,6 +9,8 @@ const modules: Record<string, () => Promise<{ default: Command }>> = {
   validate: () => import('./commands/validate.js'),
   run: () => import('./commands/run.js'),
   demo: () => import('./commands/demo.js'),
+  compare: () => import('./commands/compare.js'),
+  view: () => import('./commands/view.js'),
   dev: () => import('./commands/dev.js'),
   freeze: () => import('./commands/freeze.js'),
   gc: () => import('./commands/gc.js'),

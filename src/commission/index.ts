@@ -1,3 +1,5 @@
+export { caseServices, serviceFileSource } from './case-environment.js';
+export * from './environment-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,

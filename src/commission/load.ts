@@ -2,6 +2,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { ZodError, z } from 'zod';
+import { buildProblems, readCaseServices, serviceProblems } from './case-environment.js';
+import type { Service } from './environment-schema.js';
 import { importTypeScript } from './import-ts.js';
 import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema, truthSchema } from './schema.js';
 
@@ -44,6 +46,8 @@ export interface CaseRef {
   inputPath: string;
   assetsDir: string | null;
   truth: Record<string, unknown> | null;
+  /** The case's own services, from its `case.yaml` (issue 19); the commission's apply as well. */
+  services?: Service[];
 }
 
 export interface Requirement {
@@ -180,6 +184,7 @@ export async function loadCommission(dirArg: string, options: LoadOptions = {}):
       message: `missing: a ${config.family} commission starts from ${starterName}/`,
     });
   }
+  if (config) environmentProblems(dir, config, [...devCases, ...heldoutCases], configFile, problems);
   const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
   if (rubric) checkFunctionModules(rubric, checksDir, rubricFile, problems);
 
@@ -270,9 +275,32 @@ function readCases(root: string, splitDir: string, split: Split, problems: Probl
       }
     }
     const assetsDir = path.join(dir, 'assets');
-    cases.push({ id, split, dir, inputPath, assetsDir: existsSync(assetsDir) ? assetsDir : null, truth });
+    const readCaseYaml = (file: string) => readYaml(root, path.relative(root, file), problems);
+    const services = readCaseServices(dir, rel, readCaseYaml, zodProblems, problems);
+    cases.push({ id, split, dir, inputPath, assetsDir: existsSync(assetsDir) ? assetsDir : null, truth, services });
   }
   return cases;
+}
+
+/** Issue 19: the build context of `sandbox.build`, and each case's service files and build contexts. */
+function environmentProblems(
+  dir: string,
+  config: CommissionConfig,
+  cases: CaseRef[],
+  configFile: string,
+  problems: Problem[],
+): void {
+  if (config.sandbox.build) problems.push(...buildProblems(config.sandbox.build, dir, configFile, 'sandbox.build'));
+  for (const c of cases) {
+    const own = c.services ?? [];
+    const names = new Set(own.map((s) => s.name));
+    const inherited = config.services.filter((s) => !names.has(s.name));
+    const where = (s: Service) =>
+      own.includes(s)
+        ? { file: path.relative(dir, path.join(c.dir, 'case.yaml')), at: `services.${own.indexOf(s)}`, baseDir: c.dir }
+        : { file: configFile, at: `services.${config.services.indexOf(s)}`, baseDir: dir };
+    problems.push(...serviceProblems([...inherited, ...own], c.dir, dir, where));
+  }
 }
 
 /** Every `function` check of the rubric (dimension items, outcome and safety conditions, ceiling exceptions). */

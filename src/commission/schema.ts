@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.js';
 
 /**
  * The zod schemas of a commission package (DESIGN §3, §4). One schema serves `commission.yaml`,
@@ -41,10 +42,15 @@ export const sandboxSchema = z
     image: z.string().min(1).optional(),
     /** Extra environment passed to the delivery. */
     env: z.record(z.string(), z.string()).default({}),
+    /** The image built from a Dockerfile on the engine instead (context relative to the commission; issue 19). */
+    build: buildSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.image && s.build) ctx.addIssue({ code: 'custom', path: ['build'], message: 'give image or build, not both' });
+  });
 
-export const ARTIFACT_FORMATS = ['json', 'text', 'markdown', 'csv', 'pdf', 'patch', 'any'] as const;
+export const ARTIFACT_FORMATS = ['json', 'jsonl', 'text', 'markdown', 'csv', 'pdf', 'patch', 'any'] as const;
 
 /** A file the delivery must (or may) write into its output directory; checked by the artifact gates. */
 export const artifactSchema = z
@@ -52,8 +58,13 @@ export const artifactSchema = z
     path: z.string().min(1),
     format: z.enum(ARTIFACT_FORMATS).default('any'),
     required: z.boolean().default(true),
-    /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json. */
+    /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json (each line, for jsonl). */
     schema: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Required artifacts sharing a group form one any-of gate: `missing-artifact` only when every member is absent;
+     * a present member must still be valid (a rubric's "A, B and C are collectively absent: 0").
+     */
+    group: z.string().min(1).optional(),
     /** An empty required artifact fails the `invalid-artifact` gate unless this is true. */
     allowEmpty: z.boolean().default(false),
   })
@@ -140,6 +151,10 @@ export const commissionSchema = z
     optimization: optimizationSchema.optional(),
     /** tool-agent: the τ-bench shape; each case's truth.json is the τ² task (DESIGN §1, §5). */
     toolAgent: toolAgentSchema.optional(),
+    /** Services every case × trial runs beside the delivery, in one loopback-only pod (issue 19). */
+    services: servicesSchema.default([]),
+    /** Image map: from → local image, for machines without a registry; `--image-map` adds to it (issue 19). */
+    images: imagesSchema.default({}),
   })
   .strict()
   .superRefine((c, ctx) => {

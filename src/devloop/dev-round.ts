@@ -29,6 +29,8 @@ export interface DevRoundOptions {
   /** Round ledger file; default `.heldout/rounds/<commission-id>.json` under the working directory. */
   ledger?: string;
   sandbox?: SandboxKind;
+  /** Image map from → to over the commission's own `images` (issue 19). */
+  images?: Record<string, string>;
   /** Report directory of this round's run; default `.heldout/dev/<commission-id>/<run-id>`. */
   out?: string;
   trials?: number;
@@ -105,6 +107,7 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
       delivery,
       split: 'dev',
       sandbox: options.sandbox,
+      images: options.images,
       out,
       trials: options.trials,
       concurrency: options.concurrency,

@@ -27,6 +27,8 @@ export function artifactProblem(
       }
       return null;
     }
+    case 'jsonl':
+      return jsonlProblem(text(), artifact.schema);
     case 'csv':
       return csvProblem(text());
     case 'pdf':
@@ -36,6 +38,25 @@ export function artifactProblem(
     default:
       return null;
   }
+}
+
+/** One JSON value per non-blank line, each satisfying `schema` when given. */
+function jsonlProblem(text: string, schema: Record<string, unknown> | undefined): string | null {
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() === '') continue;
+    let row: unknown;
+    try {
+      row = JSON.parse(lines[i]!);
+    } catch (err) {
+      return `line ${i + 1} is not valid JSON (${(err as Error).message})`;
+    }
+    if (schema) {
+      const errors = validateJsonSchema(schema, row);
+      if (errors.length > 0) return `line ${i + 1} does not satisfy its schema: ${formatSchemaErrors(errors)}`;
+    }
+  }
+  return null;
 }
 
 /** RFC 4180 rows (quoted fields may hold commas, quotes and newlines). */

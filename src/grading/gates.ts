@@ -69,8 +69,15 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
       : { present: false, problem: null };
   }
   for (const a of config.artifacts) {
-    if (a.required && !artifacts[a.path]!.present)
-      return fail('missing-artifact', `required artifact ${a.path} is missing`, artifacts);
+    if (!a.required || artifacts[a.path]!.present) continue;
+    if (!a.group) return fail('missing-artifact', `required artifact ${a.path} is missing`, artifacts);
+    const group = config.artifacts.filter((b) => b.required && b.group === a.group);
+    if (group.every((b) => !artifacts[b.path]!.present))
+      return fail(
+        'missing-artifact',
+        `none of ${group.map((b) => b.path).join(', ')} is present (at least one is required)`,
+        artifacts,
+      );
   }
   for (const a of config.artifacts) {
     const problem = artifacts[a.path]!.problem;

@@ -72,7 +72,13 @@ async function runJudge(
           store: new JudgeCache(cacheDir),
           key: {
             rubricDigest: digestOf(
-              canonical({ prompt: PROMPT_VERSION, rubric: input.commission.rubric, input: caseInput, facts }),
+              canonical({
+                prompt: PROMPT_VERSION,
+                rubric: input.commission.rubric,
+                input: caseInput,
+                facts,
+                reference: input.caseRef.truth?.judgeReference ?? null,
+              }),
             ),
             caseId: `${input.commission.config.id}/${ctx.split}/${input.caseRef.id}`,
             artifactsDigest: artifactsDigest(input.outputDir),
@@ -90,6 +96,7 @@ async function runJudge(
       facts,
       dimensions,
       outcomes: ctx.judgedOutcomes,
+      reference: input.caseRef.truth?.judgeReference ?? null,
     },
     { cache },
   );

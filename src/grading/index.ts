@@ -66,4 +66,5 @@ export {
   walkOutputs,
 } from './outputs.js';
 export { ceilingRecords, type ScoreCaseInput, type ScoreCaseOutput, scoreCase } from './score-case.js';
+export { failedTestsSentence, parseTestOutput, type TestRunReport } from './test-report.js';
 export * from './types.js';

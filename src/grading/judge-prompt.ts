@@ -36,6 +36,12 @@ export interface JudgeRequest {
   facts: { title: string; score: number | null; evidence: string }[];
   dimensions: JudgedDimension[];
   outcomes: JudgedOutcome[];
+  /**
+   * The part of the case's evaluator-owned truth.json its author gave the judge (`judgeReference`): an imported
+   * package's oracle files (expected findings, hidden-case definitions) reach the judge this way, never the sandbox.
+   * The rest of truth.json (expected values of checks) stays away from the judge.
+   */
+  reference?: unknown;
 }
 
 export interface PromptLimits {
@@ -81,6 +87,10 @@ export function buildJudgeMessages(req: JudgeRequest, limits: PromptLimits = DEF
     parts.push('');
   }
   parts.push(`# Case \`${req.caseId}\` input\n\n${req.input.trim()}\n`);
+  if (req.reference !== undefined && req.reference !== null)
+    parts.push(
+      `# Evaluator-owned reference for this case (never shown to the agent)\n\n${capText(JSON.stringify(req.reference, null, 2), limits.perFile)}\n`,
+    );
   parts.push(`# Produced artifacts\n\n${renderArtifacts(req.outputDir, limits)}\n`);
   parts.push(`# Execution record\n\n${renderExecution(req.execution)}\n`);
   parts.push(`# Model gateway ledger\n\n${renderLedger(req.ledger)}\n`);
@@ -155,6 +165,10 @@ export function renderArtifacts(outputDir: string, limits: PromptLimits = DEFAUL
   }
   if (listed.length) blocks.push(`Other files:\n${listed.map((l) => `- ${l}`).join('\n')}`);
   return blocks.join('\n');
+}
+
+function capText(text: string, n: number): string {
+  return text.length > n ? `${text.slice(0, n)}\n[… ${text.length - n} more characters not shown]` : text;
 }
 
 function tail(text: string, n: number): string {

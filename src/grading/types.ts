@@ -89,7 +89,13 @@ export interface CaseGrade {
   /** Claims from the delivery's run_report.json the case contradicted (DESIGN §10). */
   claimsContradicted: string[];
   /** Editing: μ_new (the rubric's pass rule) and μ_reg (the product's regression suite; null when not run). */
-  editing?: { muNew: boolean; muReg: boolean | null; evidence: string };
+  editing?: {
+    muNew: boolean;
+    muReg: boolean | null;
+    evidence: string;
+    /** The regression suite's failing tests, when its output names them (unittest, pytest). */
+    failedTests?: string[];
+  };
 }
 
 /** What applying an editing delivery's patch to the pinned starter tree gave. */

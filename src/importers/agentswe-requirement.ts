@@ -1,51 +1,99 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { type AgentSweLayout, findDoc } from './agentswe-layout.js';
+import type { FileAccount } from './agentswe-account.js';
+import type { AgentSweLayout } from './agentswe-layout.js';
 import type { PackageDraft } from './package-writer.js';
-import { readIfExists } from './source-files.js';
 
-const REQUIREMENT_PREFIXES = ['01', '02', '03', '04'] as const;
-const REQUIREMENT_NAMES = {
+const REQUIRED = ['01', '02', '03', '04'] as const;
+const NAMES: Record<string, string> = {
   '01': 'goal',
   '02': 'interface and delivery',
   '03': 'requirements and constraints',
   '04': 'resources',
 };
 
+/** The requirement texts by prefix (`01`…`04`, and `05` when the task has a fifth document). */
+export type RequirementTexts = Record<string, string>;
+
 /**
- * Puts the four requirement documents into `requirement/` (the evaluator's copy, else the builder-visible one),
- * noting where a copy came from or differs; returns their texts by prefix. An absent one is added to `missing`.
+ * Puts the requirement documents into `requirement/` — the Builder-visible copy (creation: builder_package before
+ * benchmark, file by file, since the published index keeps byte-identical copies once; overlays applied) — with a
+ * fifth document and the non-Markdown inputs the interface calls normative (`input/schemas/*.json`) beside them.
+ * Returns the texts by prefix; an absent one of 01–04 is added to `missing`.
  */
 export function importRequirement(
   layout: AgentSweLayout,
   draft: PackageDraft,
-  rel: (p: string) => string,
+  account: FileAccount,
   missing: string[],
-): Record<string, string> {
-  const requirement: Record<string, string> = {};
-  for (const prefix of REQUIREMENT_PREFIXES) {
-    const found = findDoc(layout.inputDirs, prefix);
+): RequirementTexts {
+  const { view } = layout;
+  const texts: RequirementTexts = {};
+  const files = layout.requirementDirs.map((d) => view.list(d));
+  for (const prefix of ['01', '02', '03', '04', '05']) {
+    let found: { logical: string; name: string; root: number } | null = null;
+    files.forEach((list, root) => {
+      if (found) return;
+      const hit = list.find((f) => {
+        const name = f.slice(layout.requirementDirs[root]!.length + 1);
+        return !name.includes('/') && name.startsWith(`${prefix}_`) && name.endsWith('.md');
+      });
+      if (hit) found = { logical: hit, name: hit.slice(layout.requirementDirs[root]!.length + 1), root };
+    });
     if (!found) {
-      missing.push(
-        `requirement document ${prefix}_*.md (${REQUIREMENT_NAMES[prefix]}) in ${layout.inputDirs.map(rel).join(' or ')}`,
-      );
+      if ((REQUIRED as readonly string[]).includes(prefix))
+        missing.push(
+          `requirement document ${prefix}_*.md (${NAMES[prefix]}) in ${layout.requirementDirs.join(' or ')}${layout.lang ? ` or lang/${layout.lang}/` : ''}`,
+        );
       continue;
     }
-    const text = readFileSync(found.path, 'utf8');
-    requirement[prefix] = text;
-    draft.put(`requirement/${found.name}`, text);
-    if (found.index > 0)
-      draft.note(
-        `requirement/${found.name}: not in ${rel(layout.inputDirs[0]!)}; taken from ${rel(path.dirname(found.path))}`,
+    const f = found as { logical: string; name: string; root: number };
+    const hit = view.resolve(f.logical)!;
+    const text = readFileSync(hit.abs, 'utf8');
+    texts[prefix] = text;
+    draft.put(`requirement/${f.name}`, text);
+    const how = hit.overlay
+      ? `the ${hit.overlay.name} ${hit.overlay.kind} overlay's copy of ${f.logical}`
+      : f.root > 0
+        ? `not in ${layout.requirementDirs[0]}; ${f.logical}`
+        : f.logical;
+    account.record(
+      hit.rel,
+      'requirement',
+      `requirement/${f.name} (${prefix === '05' ? 'a fifth document' : NAMES[prefix]}; ${how})`,
+    );
+    for (const s of view.superseded(f.logical))
+      account.record(s, 'superseded', `replaced by ${hit.rel} (${hit.overlay?.kind ?? 'base'} copy)`);
+    // The evaluator's own copy of a creation document: kept for reference when it says something else.
+    for (const [k, dir] of layout.requirementDirs.entries()) {
+      if (k === f.root) continue;
+      const other = view.resolve(`${dir}/${f.name}`);
+      if (!other || account.has(other.rel)) continue;
+      const same = readFileSync(other.abs, 'utf8') === text;
+      draft.put(`source/${other.rel}`, readFileSync(other.abs));
+      account.record(
+        other.rel,
+        same ? 'superseded' : 'kept in source/',
+        same
+          ? `the same text as requirement/${f.name}`
+          : `${k > f.root ? "the evaluator's" : 'another'} copy, which differs from the Builder-visible requirement/${f.name}; kept as source/${other.rel}`,
       );
-    for (const other of layout.inputDirs.slice(found.index + 1)) {
-      const copy = readIfExists(path.join(other, found.name));
-      if (copy !== null && copy !== text) {
-        draft.note(
-          `requirement/${found.name}: the copy in ${rel(path.dirname(found.path))} was used; the one in ${rel(other)} differs from it`,
-        );
-      }
+      for (const s of view.superseded(`${dir}/${f.name}`)) account.record(s, 'superseded', `replaced by ${other.rel}`);
     }
   }
-  return requirement;
+  // Normative non-Markdown inputs (input/schemas/*.json, input/*.json): copied verbatim beside the documents.
+  for (const [k, dir] of layout.requirementDirs.entries()) {
+    for (const logical of files[k]!) {
+      const rest = logical.slice(dir.length + 1);
+      if (/^\d\d_[^/]*\.md$/.test(rest) || /\.pre-\d{4}/.test(rest) || rest.startsWith('repository/')) continue;
+      const hit = view.resolve(logical)!;
+      if (account.has(hit.rel)) continue;
+      draft.put(`requirement/${rest}`, readFileSync(hit.abs));
+      account.record(
+        hit.rel,
+        'requirement',
+        `requirement/${rest} (a normative input the documents refer to, verbatim)`,
+      );
+    }
+  }
+  return texts;
 }

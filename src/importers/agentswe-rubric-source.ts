@@ -1,46 +1,96 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { FileAccount } from './agentswe-account.js';
 import type { AgentSweLayout } from './agentswe-layout.js';
-import { findDimensionsJson } from './agentswe-layout.js';
-import { planRubric, type RubricPlan } from './agentswe-rubric.js';
-import type { PackageDraft } from './package-writer.js';
-import { readIfExists } from './source-files.js';
+import { dimensionEntries, planRubric, type RubricPlan } from './agentswe-rubric.js';
+
+/** The legacy Result contract AgentSWE's editing judge applies when a task ships no result_dimensions.json. */
+export const LEGACY_EDITING_DIMENSIONS = { task_completion: 50, evidence_grounding: 30, recovery_and_safety: 20 };
+
+const RUBRIC_NAMES = ['result_rubric.md', 'agentloop_result_rubric.md', 'rubric.md'];
+
+/** How well a rubric's text names the JSON's dimension ids (snake_case or spaced). */
+function nameScore(md: string, ids: string[]): number {
+  const text = md.toLowerCase();
+  return ids.filter((id) => text.includes(id) || text.includes(id.replace(/_/g, ' '))).length;
+}
 
 /**
- * Reads the evaluator's rubric.md and dimensions JSON and plans the rubric from them; null when there is neither
- * (an optimization task is then scored by its objective; for the others that is added to `missing`, as are the
- * plan's problems).
+ * Chooses the Result rubric and plans it. Creation and optimization: `benchmark/evaluator/rubric.md`. Editing: the
+ * dimensions are `result_dimensions.json` (as AgentSWE's shared Result judge finds it: beside the rubric, or
+ * `agentloop/../evaluator/`); the rubric is the one near it whose text names those dimensions best, overlays
+ * applied. Every other rubric-like file is accounted as not used, with why. Problems are added to `missing`.
  */
 export function readRubricPlan(
   layout: AgentSweLayout,
-  draft: PackageDraft,
-  rel: (p: string) => string,
+  account: FileAccount,
+  note: (text: string) => void,
   missing: string[],
-): RubricPlan | null {
-  const rubricMd = readIfExists(path.join(layout.evaluatorDir, 'rubric.md'));
-  const dimsFile = findDimensionsJson(layout.evaluatorDir);
+): { plan: RubricPlan | null; rubricRel: string | null } {
+  const { view } = layout;
   let dimsJson: unknown;
-  if (dimsFile) {
-    try {
-      dimsJson = JSON.parse(readFileSync(dimsFile, 'utf8'));
-    } catch (err) {
-      missing.push(`${rel(dimsFile)} is not valid JSON (${(err as Error).message})`);
+  let dimsRel: string | null = null;
+  if (layout.family === 'editing') {
+    for (const d of ['tree/evaluator', 'tree/agentloop/evaluator']) {
+      const hit = view.resolve(`${d}/result_dimensions.json`);
+      if (!hit) continue;
+      try {
+        dimsJson = JSON.parse(readFileSync(hit.abs, 'utf8'));
+        dimsRel = hit.rel;
+      } catch (err) {
+        missing.push(`${hit.rel} is not valid JSON (${(err as Error).message})`);
+      }
+      break;
     }
   }
-  let plan: RubricPlan | null = null;
-  if (rubricMd !== null || dimsJson !== undefined) plan = planRubric(rubricMd, dimsJson);
-  else if (layout.family !== 'optimization') {
-    missing.push(
-      `the result rubric: ${rel(layout.evaluatorDir)}/rubric.md or ${rel(layout.evaluatorDir)}/result_dimensions.json`,
+  const candidates: string[] = [];
+  if (layout.family === 'editing') {
+    const near = dimsRel ? path.posix.dirname(dimsRel.replace(/^lang\/[^/]+\//, 'tree/')) : 'tree/evaluator';
+    for (const n of RUBRIC_NAMES) candidates.push(`${near}/${n}`);
+    for (const d of ['tree/agentloop', 'tree/evaluator', 'tree/meta'])
+      for (const n of RUBRIC_NAMES) candidates.push(`${d}/${n}`);
+  } else candidates.push(`${layout.evaluatorDirs[0]}/rubric.md`);
+  const found = [...new Set(candidates)].map((c) => view.resolve(c)).filter((r) => r !== null);
+  const ids = dimensionEntries(dimsJson)?.map(([k]) => k) ?? [];
+  let chosen = found[0] ?? null;
+  if (ids.length && found.length > 1) {
+    const best = Math.max(...found.map((f) => nameScore(readFileSync(f!.abs, 'utf8'), ids)));
+    chosen = found.find((f) => nameScore(readFileSync(f!.abs, 'utf8'), ids) === best) ?? chosen;
+  }
+  if (layout.family === 'editing' && dimsJson === undefined && !missing.some((m) => m.includes('result_dimensions'))) {
+    dimsJson = LEGACY_EDITING_DIMENSIONS;
+    note(
+      "no result_dimensions.json: the dimensions are AgentSWE's legacy editing Result contract (task_completion 50, evidence_grounding 30, recovery_and_safety 20), as its shared judge applies them",
     );
   }
-  if (plan) {
+  if (!chosen && dimsJson === undefined) {
     missing.push(
-      ...plan.problems.map(
-        (p) => `${rubricMd !== null ? `${rel(layout.evaluatorDir)}/rubric.md` : rel(dimsFile!)}: ${p}`,
-      ),
+      `the Result rubric: ${candidates[0]}${layout.family === 'editing' ? ' or result_dimensions.json' : ''}`,
     );
-    for (const n of plan.notes) draft.note(n);
+    return { plan: null, rubricRel: null };
   }
-  return plan;
+  const md = chosen ? readFileSync(chosen.abs, 'utf8') : null;
+  const plan = planRubric(md, dimsJson);
+  for (const p of plan.problems) missing.push(`${chosen?.rel ?? dimsRel}: ${p}`);
+  for (const n of plan.notes) note(n);
+  if (chosen) {
+    account.record(
+      chosen.rel,
+      'rubric',
+      `rubric.yaml: the Result rubric (${plan.dimensionSource || 'dimensions'}; judge texts, zero rules, ceilings)`,
+    );
+    for (const s of view.superseded(chosen.rel.replace(/^lang\/[^/]+\//, 'tree/').replace(/^profiles\/[^/]+\//, '')))
+      account.record(s, 'superseded', `replaced by ${chosen.rel}`);
+  }
+  if (dimsRel)
+    account.record(dimsRel, 'rubric', 'rubric.yaml dimensions: ids and maxima (the editing Result contract)');
+  for (const f of found) {
+    if (f && f !== chosen && !account.has(f.rel))
+      account.record(
+        f.rel,
+        'kept in source/',
+        `a rubric not used for the Result (${chosen ? `${chosen.rel} names the Result dimensions` : 'superseded'}); kept as source/${f.rel}`,
+      );
+  }
+  return { plan, rubricRel: chosen?.rel ?? null };
 }

@@ -1,8 +1,11 @@
-import { bullets, rubricDimensions, sameName, sections, slug, type WeightedSection } from './markdown.js';
+import { chooseDimensions, dimensionCandidates, type WeightedDimension } from './agentswe-dimensions.js';
+import { type CeilingRule, scanRules, type ZeroCondition } from './agentswe-rules.js';
+import { sameName, slug } from './markdown.js';
 
 /**
- * Turning an AgentSWE rubric (Markdown, optionally with a `{name: weight}` dimensions file) into heldout's rubric
- * pieces: judged dimensions, mechanical zero-gates and the rest of the zero-gates as a judged total ceiling. Pure.
+ * Turning an AgentSWE Result rubric (Markdown, optionally with a `{id: weight}` dimensions JSON) into heldout's
+ * rubric pieces: dimensions with their judge texts, zero conditions split into what heldout enforces by a gate and
+ * what needs judgment, the statements that limit them, and the total ceilings. Pure.
  */
 
 export interface PlannedDimension {
@@ -13,152 +16,102 @@ export interface PlannedDimension {
   text: string | null;
 }
 
-/** One zero-gate bullet of the rubric and what heldout makes of it. */
+/** One zero condition and what heldout makes of it. */
 export interface GateBullet {
   text: string;
   /** Mechanical parts heldout enforces deterministically. */
-  mechanical: ('exit' | 'budget' | 'artifacts')[];
-  /** Artifact files the bullet requires present and parseable. */
+  mechanical: ('exit' | 'budget' | 'artifacts' | 'jsonl' | 'rows')[];
+  /** Artifact files the condition requires present (and parseable). */
   required: string[];
-  /** Artifact files the bullet names only collectively ("all absent"). */
+  /** Artifact files the condition names only together ("collectively absent"): at least one must be there. */
   collective: string[];
-  /** True when part of the bullet needs judgment (or harness observations heldout does not have). */
+  /** Files the condition requires parseable when present (validated by heldout only when required). */
+  parseable: string[];
+  /** True when part of the condition needs judgment (or observations heldout does not have). */
   judged: boolean;
   seconds: number | null;
   memoryMb: number | null;
+  /** "produces no target artifacts": at least one of the required artifacts must be there. */
+  noTargets: boolean;
 }
 
 export interface RubricPlan {
   dimensions: PlannedDimension[];
+  /** How the dimensions were read (`the weight table`, `result_dimensions.json`, …). */
+  dimensionSource: string;
   gates: GateBullet[];
-  /** Rubric text outside dimensions and gates that frames every judgment (preamble, general scoring rules). */
+  /** Statements that limit the zero rules (kept as guidance, never gates). */
+  negative: string[];
+  ceilings: CeilingRule[];
+  /** Where the zero rules were found. */
+  zeroFoundIn: string[];
+  /** Rubric text outside dimensions and rules that frames every judgment. */
   guidance: string;
   notes: string[];
   problems: string[];
 }
 
-const FILE = /`?([\w./-]+\.(?:json|csv|md|html|txt|pdf|patch|diff|xml|yaml|yml))`?/g;
+const FILE =
+  /`?(?:<[\w-]+>\/)?([\w./-]*\w\.(?:json|jsonl|csv|md|html|txt|pdf|patch|diff|xml|ya?ml|png|pptx|lean|py))`?/g;
 const JUDGED =
-  /violat|credential|network|hidden|permission|provider budget|meaningful|transcript|different artifact|re-?execut|auditab|leak|forbidden|immutab|fabricat/i;
+  /violat|credential|network|hidden|permission|provider budget|meaningful|transcript|different (?:artifact|case)|re-?execut|auditab|leak|forbidden|immutab|fabricat|unsafe|unauthori[sz]ed|tamper|destructive|attack|placeholder|unrelated|not an object|security|contract|clean|semantic|omits a requested|reports success/i;
+const MISSING =
+  /\bno\b[^:;\n]*?\b(?:is |are )?produced|produces no|\babsent\b|\bmissing\b|not produced|\bomits?\b|exits success without|does not (?:produce|write)/i;
+const PARSE =
+  /corrupt|unparse|unparsable|not parseable|malformed|invalid|cannot be parsed|no parseable|not (?:valid|readable)|non-UTF-8|\bempty\b/i;
 
-/** Classifies one zero-gate bullet. */
+const unique = (xs: string[]) => [...new Set(xs)];
+
+/** Classifies one zero condition into the parts heldout can enforce and the rest. */
 export function classifyGate(text: string): GateBullet {
   const mechanical: GateBullet['mechanical'] = [];
-  if (/launch|crash|exit|non-?zero/i.test(text)) mechanical.push('exit');
+  if (/launch|crash|non-?zero|exit code|cannot (?:run|start)/i.test(text)) mechanical.push('exit');
   const sec = /(\d+(?:\.\d+)?)\s*(?:-\s*)?(?:seconds|secs?\b|s\b)/i.exec(text);
   const mem = /(\d+(?:\.\d+)?)\s*(GiB|GB|MiB|MB)\b/i.exec(text);
-  if (sec || mem || /over time|timeout|memory/i.test(text)) mechanical.push('budget');
-  const files = [...new Set([...text.matchAll(FILE)].map((m) => m[1]!))];
+  if (sec || mem || /times? out|timeout|over time|memory/i.test(text)) mechanical.push('budget');
+  if (/\bjsonl\b/i.test(text) && PARSE.test(text)) mechanical.push('jsonl');
+  if (/omits? (?:a |any )?(?:target )?prediction/i.test(text)) mechanical.push('rows');
+  const noTargets =
+    /produces no (?:target|required) artifacts|no (?:target|required) artifacts? (?:is |are )?produced/i.test(text);
+  const files = unique([...text.matchAll(FILE)].map((m) => m[1]!)).filter((f) => !/[<>]/.test(f));
   const required: string[] = [];
   const collective: string[] = [];
-  if (
-    files.length > 0 &&
-    /absent|missing|unparseable|parseable|not produced|no .*produced|invalid|malformed/i.test(text)
-  ) {
-    mechanical.push('artifacts');
+  const parseable: string[] = [];
+  if (files.length > 0 && (MISSING.test(text) || PARSE.test(text))) {
     const clauses = text.split(/;|,\s*or\s+|\.\s+/);
     for (const clause of clauses) {
-      const named = [...clause.matchAll(FILE)].map((m) => m[1]!);
+      const named = unique([...clause.matchAll(FILE)].map((m) => m[1]!));
       if (named.length === 0) continue;
-      if (/collectively|all (?:of them )?absent|none of/i.test(clause)) collective.push(...named);
-      else if (/absent|missing|unparseable|parseable|not produced|invalid|malformed|header/i.test(clause))
-        required.push(...named);
+      if (/collectively|all (?:of them )?(?:are )?absent|none of/i.test(clause)) collective.push(...named);
+      else if (MISSING.test(clause) || MISSING.test(text)) required.push(...named);
+      else if (PARSE.test(clause)) parseable.push(...named);
     }
   }
+  if (required.length || collective.length) mechanical.push('artifacts');
+  if (noTargets) mechanical.push('artifacts');
   const memoryMb = mem ? Math.round(Number(mem[1]) * (/^G/i.test(mem[2]!) ? 1024 : 1)) : null;
-  const judged = JUDGED.test(text) || mechanical.length === 0;
+  const judged = JUDGED.test(text) || mechanical.length === 0 || parseable.some((f) => !required.includes(f));
   return {
     text,
-    mechanical,
-    required: [...new Set(required)],
-    collective: [...new Set(collective)].filter((f) => !required.includes(f)),
+    mechanical: unique(mechanical) as GateBullet['mechanical'],
+    required: unique(required),
+    collective: unique(collective).filter((f) => !required.includes(f)),
+    parseable: unique(parseable).filter((f) => !required.includes(f)),
     judged,
     seconds: sec ? Number(sec[1]) : null,
     memoryMb,
+    noTargets,
   };
 }
 
-/**
- * Plans the rubric: weights from `dimensionsJson` when given (else from the Markdown's weighted headings or weight
- * table), judge texts from the Markdown's matching sections, gates from its section whose heading names gates.
- */
-export function planRubric(rubricMd: string | null, dimensionsJson: unknown): RubricPlan {
-  const notes: string[] = [];
-  const problems: string[] = [];
-  const fromMd: WeightedSection[] = rubricMd ? rubricDimensions(rubricMd) : [];
-  let weighted: { title: string; weight: number; text: string | null }[] = [];
-
-  if (dimensionsJson !== undefined) {
-    const entries = dimensionEntries(dimensionsJson);
-    if (entries === null) problems.push('the dimensions JSON is not {name: weight} (nor a list of {name, weight})');
-    else {
-      weighted = entries.map(([name, weight]) => {
-        const sec = fromMd.find((s) => sameName(s.title, name));
-        if (sec && sec.weight !== weight)
-          notes.push(
-            `dimension "${name}": the dimensions JSON weighs it ${weight}, the rubric heading ${sec.weight}; the JSON's weight was used`,
-          );
-        return { title: name, weight, text: sec?.body ?? null };
-      });
-      for (const s of fromMd) {
-        if (!entries.some(([n]) => sameName(n, s.title)))
-          notes.push(`rubric section "${s.title}" (${s.weight}) has no entry in the dimensions JSON and was not used`);
-      }
-    }
-  } else {
-    weighted = fromMd.map((s) => ({ title: s.title, weight: s.weight, text: s.body }));
-  }
-
-  if (weighted.length === 0 && problems.length === 0) {
-    problems.push(
-      'no weighted dimensions: the rubric has no headings like "## Task completion (36)" or "## 1. Task completion — 36 points", nor a weight table, and there is no dimensions JSON',
-    );
-  }
-  const sum = weighted.reduce((s, d) => s + d.weight, 0);
-  if (weighted.length > 0 && Math.abs(sum - 100) > 1e-9) problems.push(`dimension weights sum to ${sum}, not 100`);
-
-  const used = new Set<string>();
-  const dimensions = weighted.map((d, i) => {
-    let id = slug(d.title, `dimension-${i + 1}`);
-    for (let k = 2; used.has(id); k++) id = `${slug(d.title, 'dimension')}-${k}`;
-    used.add(id);
-    if (d.text === null)
-      notes.push(`dimension "${d.title}" has no rubric section; its judge item carries only its name and weight`);
-    return { id, title: d.title, weight: d.weight, text: d.text };
-  });
-
-  const all = rubricMd ? sections(rubricMd) : [];
-  const gateSection = all.find((s) => /gate/i.test(s.heading));
-  const gates = gateSection ? bullets(gateSection.body).map(classifyGate) : [];
-  if (rubricMd && !gateSection)
-    notes.push("the rubric has no zero-gate section; only heldout's standard gates (launch, exit code, budgets) apply");
-
-  // Guidance: the rubric's text before its first heading below the title, and the gate section's non-bullet prose.
-  const guidance: string[] = [];
-  if (rubricMd) {
-    const top = all[0];
-    const pre =
-      top && top.level === 1 ? top.body.split(/\n#{2,6}\s/)[0]!.trim() : rubricMd.split(/\n#{1,6}\s/)[0]!.trim();
-    if (pre) guidance.push(pre);
-    if (gateSection) {
-      const prose = gateSection.body
-        .split(/\n\s*\n/)
-        .filter((p) => !/^\s*[-*+]\s/.test(p) && !/:\s*$/.test(p.trim()))
-        .join('\n\n')
-        .trim();
-      if (prose) guidance.push(prose);
-    }
-  }
-  return { dimensions, gates, guidance: guidance.join('\n\n'), notes, problems };
-}
-
-function dimensionEntries(json: unknown): [string, number][] | null {
+/** `{id: weight}` (or `{dimensions: …}`, or a list of `{name|id, weight|points|max}`) → entries, or null. */
+export function dimensionEntries(json: unknown): [string, number][] | null {
   const obj =
     json && typeof json === 'object' && !Array.isArray(json) && 'dimensions' in json
       ? (json as { dimensions: unknown }).dimensions
       : json;
+  const out: [string, number][] = [];
   if (Array.isArray(obj)) {
-    const out: [string, number][] = [];
     for (const e of obj) {
       const name = e?.name ?? e?.id ?? e?.title;
       const weight = Number(e?.weight ?? e?.points ?? e?.max);
@@ -168,13 +121,121 @@ function dimensionEntries(json: unknown): [string, number][] | null {
     return out;
   }
   if (obj && typeof obj === 'object') {
-    const out: [string, number][] = [];
     for (const [k, v] of Object.entries(obj)) {
-      const w = typeof v === 'number' ? v : Number((v as { weight?: unknown })?.weight);
+      const w =
+        typeof v === 'number'
+          ? v
+          : Number((v as { weight?: unknown; max?: unknown })?.weight ?? (v as { max?: unknown })?.max);
       if (!Number.isFinite(w)) return null;
       out.push([k, w]);
     }
     return out;
   }
   return null;
+}
+
+/** The JSON's dimensions with texts from the Markdown: by name, else by position when the weights agree. */
+function fromJson(entries: [string, number][], md: string | null, notes: string[]): WeightedDimension[] {
+  const cands = md ? dimensionCandidates(md) : [];
+  const byName = (name: string) => {
+    for (const c of cands) {
+      const hit = c.dimensions.find((d) => sameName(d.title, name) || sameName(d.title, name.replace(/_/g, ' ')));
+      if (hit) return hit;
+    }
+    return null;
+  };
+  const sameWeights = cands.find(
+    (c) => c.dimensions.length === entries.length && c.dimensions.every((d, i) => d.weight === entries[i]![1]),
+  );
+  const named = entries.map(([n]) => byName(n));
+  if (named.every(Boolean)) {
+    return entries.map(([name, weight], i) => {
+      if (named[i]!.weight !== weight)
+        notes.push(
+          `dimension ${name}: the JSON weighs it ${weight}, the rubric ${named[i]!.weight}; the JSON's weight was used`,
+        );
+      return { title: name, weight, body: named[i]!.body };
+    });
+  }
+  if (sameWeights) {
+    notes.push(
+      `the dimensions JSON names (${entries.map(([n]) => n).join(', ')}) differ from the rubric's (${sameWeights.dimensions.map((d) => d.title).join(', ')}); paired by position, since the weights agree in order`,
+    );
+    return entries.map(([name, weight], i) => ({
+      title: name,
+      weight,
+      body: `(the rubric's "${sameWeights.dimensions[i]!.title}")\n${sameWeights.dimensions[i]!.body}`,
+    }));
+  }
+  if (md)
+    notes.push(
+      "the rubric's dimensions could not be matched to the dimensions JSON by name or by position; every dimension's judge text is the whole rubric",
+    );
+  return entries.map(([name, weight], i) => ({ title: name, weight, body: named[i]?.body ?? md ?? '' }));
+}
+
+/**
+ * Plans the rubric: dimensions from `dimensionsJson` when given (the editing contract), else from the Markdown's
+ * weighted headings below the title or its weight table (whichever sums to 100); zero rules, ceilings and the
+ * statements limiting them from everywhere else in the Markdown.
+ */
+export function planRubric(rubricMd: string | null, dimensionsJson: unknown): RubricPlan {
+  const notes: string[] = [];
+  const problems: string[] = [];
+  let weighted: WeightedDimension[] = [];
+  let dimensionSource = '';
+  if (dimensionsJson !== undefined) {
+    const entries = dimensionEntries(dimensionsJson);
+    if (entries === null) problems.push('the dimensions JSON is not {name: weight} (nor a list of {name, weight})');
+    else {
+      weighted = fromJson(entries, rubricMd, notes);
+      dimensionSource = 'the dimensions JSON';
+    }
+  } else if (rubricMd !== null) {
+    const chosen = chooseDimensions(rubricMd);
+    if ('found' in chosen) problems.push(`no set of weighted dimensions sums to 100: found ${chosen.found}`);
+    else {
+      weighted = chosen.dimensions;
+      dimensionSource = chosen.source;
+      for (const o of chosen.others)
+        notes.push(
+          `the rubric's ${o.source} (${o.dimensions.length} entries, sum ${o.sum}) were not taken as dimensions`,
+        );
+    }
+  }
+  const sum = weighted.reduce((s, d) => s + d.weight, 0);
+  if (weighted.length > 0 && Math.abs(sum - 100) > 1e-9) problems.push(`dimension weights sum to ${sum}, not 100`);
+
+  const used = new Set<string>();
+  const dimensions = weighted.map((d, i) => {
+    const base = /^[a-z][a-z0-9_]*$/.test(d.title) ? d.title : slug(d.title, `dimension-${i + 1}`);
+    let id = base;
+    for (let k = 2; used.has(id); k++) id = `${base}-${k}`;
+    used.add(id);
+    return { id, title: d.title, weight: d.weight, text: d.body.trim() ? d.body.trim() : null };
+  });
+
+  const scan = rubricMd
+    ? scanRules(
+        rubricMd,
+        weighted.map((d) => d.title),
+      )
+    : null;
+  const gates = (scan?.zero ?? []).map((z: ZeroCondition) => classifyGate(z.text));
+  if (rubricMd && gates.length === 0)
+    notes.push(
+      "the rubric states no zero-score condition; only heldout's standard gates (launch, exit code, budgets) apply",
+    );
+  const guidance = [...(scan?.guidance ?? []), ...(scan?.negative ?? [])].join('\n');
+  return {
+    dimensions,
+    dimensionSource,
+    gates,
+    negative: scan?.negative ?? [],
+    ceilings: scan?.ceilings ?? [],
+    zeroFoundIn: scan?.foundIn ?? [],
+    guidance,
+    notes,
+    problems,
+  };
 }

@@ -1,88 +1,101 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { FileAccount } from './agentswe-account.js';
 import type { AgentSweLayout } from './agentswe-layout.js';
 import type { PackageDraft } from './package-writer.js';
 import { listTree } from './source-files.js';
 
-const TASK_MAPPED = new Set(['id', 'title', 'family', 'protocol']);
-const PROTOCOL_MAPPED = new Set([
-  'case_timeout_sec',
-  'dev_cases',
-  'heldout_cases',
-  'max_dev_rounds',
-  'memory_mb',
-  'cpus',
-  'entry_command',
-  'regression_command',
-  'patch',
-  'allowed_paths',
-  'forbidden_paths',
-]);
-const CONTRACT_MAPPED = new Set([
-  'entry_command',
-  'entry',
-  'splits',
-  'budgets',
-  'objective',
-  'editable_space',
-  'editable',
-]);
+const TASK_MAPPED = new Set(['id', 'title', 'family', 'protocol', 'upstream', 'lite', 'language']);
+const PROTOCOL_MAPPED = new Set(['case_timeout_sec', 'dev_cases', 'heldout_cases', 'max_dev_rounds']);
+const CONTRACT_MAPPED = new Set(['splits', 'fixed_space', 'evaluation', 'initial_artifact', 'runtime']);
+const KEEP_TEXT = /\.(md|json|txt|ya?ml|csv)$/i;
 
 /**
- * Keeps the source's evaluator texts, task.json, task_contract.json and README under `source/` for reference, and
- * notes everything of them heldout does not map (evaluator code, the judge procedure, unmapped fields).
+ * Keeps what frames the import but is not itself mapped — task.json, task_contract.json, READMEs, the judge
+ * procedure, the code rubric, the caps contract's description, evaluator texts — under `source/`, and says which
+ * of their fields or roles heldout has no counterpart for.
  */
 export function keepSource(
   layout: AgentSweLayout,
   taskJson: Record<string, unknown> | null,
-  protocol: Record<string, unknown> | null,
   draft: PackageDraft,
-  rel: (p: string) => string,
+  account: FileAccount,
+  note: (text: string) => void,
 ): void {
-  const contract = layout.contract;
-  for (const f of listTree(layout.evaluatorDir)) {
-    if (/\.(md|json|txt|ya?ml)$/i.test(f))
-      draft.put(`source/evaluator/${f}`, readFileSync(path.join(layout.evaluatorDir, f)));
-    else draft.note(`${rel(layout.evaluatorDir)}/${f}: evaluator code is not run by heldout (not imported)`);
-  }
-  if (existsSync(path.join(layout.evaluatorDir, 'eval_prompt.md'))) {
-    draft.note(
-      "eval_prompt.md (the judge procedure and its free-text response format) is not executed: heldout's judge applies each dimension's rubric text and answers in its own JSON schema; the procedure is kept in source/evaluator/eval_prompt.md",
-    );
-  }
-  if (existsSync(path.join(layout.evaluatorDir, 'code_rubric.md'))) {
-    draft.note(
-      'code_rubric.md scores the implementation, not the results; heldout grades results only, so it is not mapped (kept in source/evaluator/)',
-    );
-  }
+  const { view } = layout;
+  const taskDir = view.taskDir;
   if (taskJson) {
-    draft.put('source/task.json', `${JSON.stringify(taskJson, null, 2)}\n`);
+    draft.put('source/task.json', readFileSync(path.join(taskDir, 'task.json')));
     const rest = Object.keys(taskJson)
       .filter((k) => !TASK_MAPPED.has(k))
       .sort();
-    if (rest.length)
-      draft.note(`task.json fields with no heldout counterpart (kept in source/task.json): ${rest.join(', ')}`);
-    const prest = Object.keys(protocol ?? {})
+    const protocol = (taskJson.protocol ?? {}) as Record<string, unknown>;
+    const prest = Object.keys(protocol)
       .filter((k) => !PROTOCOL_MAPPED.has(k))
       .sort();
+    account.record(
+      'task.json',
+      'budget',
+      `id, title, family, protocol (case lists, case_timeout_sec → wallSeconds, max_dev_rounds → devRounds); kept as source/task.json. Not mapped: ${[...rest, ...prest.map((k) => `protocol.${k}`)].join(', ') || 'nothing'}`,
+    );
     if (prest.length)
-      draft.note(
-        `task.json protocol fields not mapped: ${prest.map((k) => `${k}=${JSON.stringify(protocol![k])}`).join(', ')}`,
+      note(
+        `task.json protocol fields heldout does not map: ${prest.map((k) => `${k}=${JSON.stringify(protocol[k])}`).join(', ')}`,
       );
   }
-  if (contract) {
-    draft.put('source/task_contract.json', `${JSON.stringify(contract, null, 2)}\n`);
-    const editable = contract.editable_space ?? contract.editable;
-    if (editable !== undefined) {
-      draft.note(
-        `editable space ${JSON.stringify(editable)}: heldout's optimization family does not restrict which files of the delivery changed; enforce it by review or a check`,
-      );
-    }
-    const crest = Object.keys(contract)
+  const contractHit = layout.family === 'optimization' ? view.resolve('benchmark/task_contract.json') : null;
+  if (contractHit && layout.contract) {
+    draft.put('source/task_contract.json', readFileSync(contractHit.abs));
+    const rest = Object.keys(layout.contract)
       .filter((k) => !CONTRACT_MAPPED.has(k))
       .sort();
-    if (crest.length) draft.note(`task_contract.json fields not mapped: ${crest.join(', ')}`);
+    account.record(
+      contractHit.rel,
+      'budget',
+      `splits → cases and upstream ids (truth.json), fixed_space.budgets → budgets, evaluation.cli → entry, initial_artifact → starter/; kept as source/task_contract.json${rest.length ? `. Not mapped: ${rest.join(', ')}` : ''}`,
+    );
+    for (const s of view.superseded('benchmark/task_contract.json'))
+      account.record(s, 'superseded', `replaced by ${contractHit.rel}`);
+    if ('editable_space' in layout.contract)
+      note(
+        `editable space ${JSON.stringify(layout.contract.editable_space)}: heldout's optimization family does not restrict which files of the delivery changed; enforce it by review`,
+      );
   }
-  const readme = path.join(path.dirname(layout.evaluatorDir), 'README.md');
-  if (existsSync(readme)) draft.put('source/README.md', readFileSync(readme));
+  // Evaluator texts no step used: kept for the reader, with their role.
+  for (const dir of layout.evaluatorDirs) {
+    for (const logical of view.list(dir)) {
+      const hit = view.resolve(logical)!;
+      for (const s of view.superseded(logical))
+        if (!account.has(s)) account.record(s, 'superseded', `replaced by ${hit.rel}`);
+      if (account.has(hit.rel)) continue;
+      const name = path.posix.basename(logical);
+      if (!KEEP_TEXT.test(name)) continue;
+      draft.put(`source/${hit.rel}`, readFileSync(hit.abs));
+      if (/eval_prompt/.test(name))
+        account.record(
+          hit.rel,
+          'kept for the judge',
+          `source/${hit.rel}: the judge procedure and its own answer format; heldout's judge applies each dimension's rubric text and answers in its own JSON schema`,
+        );
+      else if (/code_rubric|code_axis/.test(logical))
+        account.record(
+          hit.rel,
+          'kept in source/',
+          `source/${hit.rel}: the Code rubric scores the implementation, "not averaged" with the Result; heldout grades the Result`,
+        );
+      else account.record(hit.rel, 'kept in source/', `source/${hit.rel}: evaluator reference text`);
+    }
+  }
+  for (const readme of ['benchmark/README.md', 'tree/README.md', 'README.md']) {
+    const hit = view.resolve(readme);
+    if (hit && !account.has(hit.rel)) {
+      draft.put(`source/${hit.rel}`, readFileSync(hit.abs));
+      account.record(hit.rel, 'kept in source/', `source/${hit.rel}: the package's README`);
+    }
+  }
+  // Everything else text-like that a reader may want beside the commission (meta notes, env recipe).
+  for (const f of listTree(taskDir)) {
+    if (account.has(f) || !KEEP_TEXT.test(f) || /^(profiles|lang)\//.test(f)) continue;
+    if (/(^|\/)(meta|env)\//.test(f)) draft.put(`source/${f}`, readFileSync(path.join(taskDir, f)));
+  }
 }

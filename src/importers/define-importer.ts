@@ -24,6 +24,8 @@ export interface BuiltPackage<X extends object = object> {
   sourceName?: string;
   /** Fields of the importer's own added to its result. */
   extra?: X;
+  /** Markdown appended to `IMPORT-NOTES.md` after the notes (a table of every source file, say). */
+  appendix?: string;
 }
 
 /** One kind of foreign package, as `defineImporter` takes it. */
@@ -56,7 +58,7 @@ export function defineImporter<O extends ImportOptions = ImportOptions, X extend
     const draft = new PackageDraft();
     const built = await definition.build({ source, sourceDir, outDir: path.resolve(outDir), options, draft });
     const sourceName = built.sourceName ?? path.basename(sourceDir);
-    draft.put('IMPORT-NOTES.md', notesMarkdown(definition.kind, sourceName, draft.notes));
+    draft.put('IMPORT-NOTES.md', notesMarkdown(definition.kind, sourceName, draft.notes, built.appendix));
     return { ...writePackage(draft, outDir, built.id, options), ...built.extra } as ImportResult & X;
   };
 }

@@ -3,8 +3,11 @@
  * commission packages, deterministically, with everything unmappable listed in `IMPORT-NOTES.md`. A new kind is one
  * `defineImporter({ kind, build })`; τ²-bench domains are imported by the domains part through the same helper.
  */
-export { importAgentSwe } from './agentswe.js';
-export { AGENTSWE_DEFAULT_ENTRY, normalizeEntry } from './agentswe-entry.js';
+export { type AgentSweImportExtra, type AgentSweImportOptions, importAgentSwe } from './agentswe.js';
+export type { AccountRow, Became } from './agentswe-account.js';
+export { proseBudgets, readBudgetSentence } from './agentswe-budgets.js';
+export { chooseDimensions, dimensionCandidates } from './agentswe-dimensions.js';
+export { entryFor, normalizeEntry } from './agentswe-entry.js';
 export {
   classifyGate,
   type GateBullet,
@@ -12,6 +15,7 @@ export {
   planRubric,
   type RubricPlan,
 } from './agentswe-rubric.js';
+export { scanRules, zeroConditions } from './agentswe-rules.js';
 export {
   type BuiltPackage,
   defineImporter,
@@ -19,6 +23,7 @@ export {
   type Importer,
   type ImporterDefinition,
 } from './define-importer.js';
+export { gitTreeHash, treeId } from './git-tree.js';
 export { HARBOR_DEFAULT_ENTRY, type HarborImportOptions, importHarbor } from './harbor.js';
 export { verifierCommand } from './harbor-verifier.js';
 export { cleanTitle, rubricDimensions, sections, slug, weightedHeading } from './markdown.js';

@@ -55,9 +55,11 @@ export function sections(text: string): Section[] {
 
 const NUM = String.raw`(\d+(?:\.\d+)?)`;
 const UNIT = String.raw`(?:\s*(?:points?|pts?\.?|%))?`;
+// A range `(0–35)` weighs its upper bound: AgentSWE's band headings (`### \`verified_case_outcome\` (0–35)`).
+const RANGE = String.raw`(?:0\s*[–-]\s*)?`;
 const WEIGHTED_HEADING = [
   new RegExp(String.raw`^(.+?)\s*[—–:-]+\s*${NUM}${UNIT}\s*$`, 'i'),
-  new RegExp(String.raw`^(.+?)\s*\(\s*${NUM}${UNIT}\s*\)\s*$`, 'i'),
+  new RegExp(String.raw`^(.+?)\s*\(\s*${RANGE}${NUM}${UNIT}\s*\)\s*$`, 'i'),
   new RegExp(String.raw`^(.+?)\s*\[\s*${NUM}${UNIT}\s*\]\s*$`, 'i'),
 ];
 

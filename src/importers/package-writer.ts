@@ -35,8 +35,8 @@ export function toYaml(value: unknown): string {
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** The `IMPORT-NOTES.md` text: where the package came from and every unmapped piece, in the order found. */
-export function notesMarkdown(kind: string, source: string, notes: string[]): string {
+/** The `IMPORT-NOTES.md` text: where the package came from, every unmapped piece in the order found, an appendix. */
+export function notesMarkdown(kind: string, source: string, notes: string[], appendix?: string): string {
   const lines = [
     `# Import notes`,
     '',
@@ -46,6 +46,7 @@ export function notesMarkdown(kind: string, source: string, notes: string[]): st
     '',
     ...(notes.length ? notes.map((n) => `- ${n.replace(/\n/g, '\n  ')}`) : ['- (nothing: every part mapped)']),
     '',
+    ...(appendix ? [appendix] : []),
   ];
   return lines.join('\n');
 }

@@ -49,23 +49,93 @@ export interface BootstrapOptions {
 export function bootstrapCI(values: ArrayLike<number>, options: BootstrapOptions): [number, number] | null {
   const n = values.length;
   if (n === 0) return null;
-  const resamples = options.resamples ?? 2000;
-  const level = options.level ?? 0.95;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer`);
-  if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
+  const level = checkedLevel(options);
   const m = mean(values) as number;
-  if (n === 1) return [m, m];
+  if (n === 1) {
+    checkedResamples(options);
+    return [m, m];
+  }
+  const means = bootstrapMeans(values, options);
+  means.sort();
+  return percentiles(means, level);
+}
+
+/**
+ * The resample means of a percentile bootstrap of the mean, in draw order (not sorted), `resamples` of them: the
+ * draws `bootstrapCI` takes its percentiles from. Values must be non-empty.
+ */
+export function bootstrapMeans(values: ArrayLike<number>, options: BootstrapOptions): Float64Array {
+  const n = values.length;
+  if (n === 0) throw new RangeError('bootstrap of no values');
+  const resamples = checkedResamples(options);
+  if (n === 1) return new Float64Array(resamples).fill(values[0]);
   const seed = seedFrom(options.seed);
   const counts = new Map<number, number>();
   for (let i = 0; i < n; i++) counts.set(values[i], (counts.get(values[i]) ?? 0) + 1);
   const method = options.method ?? 'auto';
   const useCounts = method === 'counts' || (method === 'auto' && counts.size * 8 <= n);
-  const means = useCounts
-    ? resampleByCounts(counts, n, resamples, seed)
-    : resampleDirect(values, resamples, mulberry32(seed));
-  means.sort();
+  return useCounts ? resampleByCounts(counts, n, resamples, seed) : resampleDirect(values, resamples, mulberry32(seed));
+}
+
+/**
+ * Stratified percentile bootstrap of a macro mean (DESIGN §5's family score: the plain mean of commission means):
+ * each non-empty group is resampled on its own, with its own seed derived from `seed` and its index, and each
+ * resample's macro mean is the mean of the groups' resample means, so every group weighs the same, as in the
+ * estimate. One group gives exactly `bootstrapCI` of it. Null when no group has values.
+ */
+export function stratifiedBootstrapCI(
+  groups: ReadonlyArray<ArrayLike<number>>,
+  options: BootstrapOptions,
+): [number, number] | null {
+  const used = groups.filter((g) => g.length > 0);
+  if (used.length === 0) return null;
+  if (used.length === 1) return bootstrapCI(used[0], options);
+  checkedResamples(options);
+  return macroBootstrapCI(
+    used.map((g, i) => bootstrapMeans(g, { ...options, seed: `${options.seed}#${i}` })),
+    options.level,
+  );
+}
+
+/**
+ * The percentile CI of a macro mean from each group's own resample means (`bootstrapMeans`, one array per group,
+ * all of one length): resample r's macro mean is the mean of the groups' r-th draws. Lets a caller that already
+ * drew each group's bootstrap (for the group's own CI) get the stratified CI of their macro mean without drawing
+ * again. Null for no groups.
+ */
+export function macroBootstrapCI(draws: ReadonlyArray<Float64Array>, level = 0.95): [number, number] | null {
+  if (draws.length === 0) return null;
+  const resamples = draws[0].length;
+  if (resamples === 0 || draws.some((d) => d.length !== resamples)) {
+    throw new RangeError('macroBootstrapCI needs the same positive number of draws for every group');
+  }
+  checkedLevel({ seed: 0, level });
+  const macro = new Float64Array(resamples);
+  for (const d of draws) for (let r = 0; r < resamples; r++) macro[r] += d[r];
+  for (let r = 0; r < resamples; r++) macro[r] /= draws.length;
+  return percentileCI(macro, level);
+}
+
+/** The percentile interval of bootstrap draws (sorted in a copy); what `bootstrapCI` returns for those draws. */
+export function percentileCI(draws: Float64Array, level = 0.95): [number, number] {
+  return percentiles(Float64Array.from(draws).sort(), level);
+}
+
+function checkedResamples(options: BootstrapOptions): number {
+  const resamples = options.resamples ?? 2000;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer`);
+  return resamples;
+}
+
+function checkedLevel(options: BootstrapOptions): number {
+  const level = options.level ?? 0.95;
+  if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
+  return level;
+}
+
+function percentiles(sorted: Float64Array, level: number): [number, number] {
   const alpha = (1 - level) / 2;
-  return [quantileSorted(means, alpha), quantileSorted(means, 1 - alpha)];
+  return [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)];
 }
 
 function resampleDirect(values: ArrayLike<number>, resamples: number, next: () => number): Float64Array {

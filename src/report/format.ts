@@ -1,4 +1,4 @@
-import type { CaseSummary, CommissionSummary } from './schema.js';
+import type { CaseSummary, CommissionSummary, GateCondition, GateReport } from './schema.js';
 
 /** Display formatting shared by the table, Markdown, JUnit and HTML renderers: one rounding rule everywhere. */
 
@@ -43,13 +43,32 @@ export function gateFailures(c: CommissionSummary): number {
   return c.failureModes.errorExit + c.failureModes.timeout + c.failureModes.otherGate;
 }
 
+/** Deliveries are told apart by digest; the label alone names them unless two digests share one label. */
+export function deliveryKeys(commissions: CommissionSummary[]): (c: CommissionSummary) => string {
+  const digests = new Map<string, Set<string>>();
+  for (const c of commissions) {
+    const set = digests.get(deliveryLabel(c)) ?? new Set<string>();
+    set.add(c.delivery.digest);
+    digests.set(deliveryLabel(c), set);
+  }
+  return (c) => {
+    const label = deliveryLabel(c);
+    return digests.get(label)!.size > 1 ? `${label} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})` : label;
+  };
+}
+
 /** A one-line account of the failure modes, for table cells. */
 export function failureSummary(c: CommissionSummary): string {
   const f = c.failureModes;
   const parts = [`graded ${f.graded}`];
   if (f.errorExit) parts.push(`error-exit ${f.errorExit}`);
   if (f.timeout) parts.push(`timeout ${f.timeout}`);
-  if (f.otherGate) parts.push(`other gate ${f.otherGate}`);
+  if (f.otherGate) {
+    const named = Object.entries(f.gates)
+      .filter(([g]) => g !== 'error-exit' && g !== 'timeout')
+      .map(([g, n]) => `${g} ${n}`);
+    parts.push(`other gate ${f.otherGate}${named.length ? ` (${named.join(', ')})` : ''}`);
+  }
   if (c.result.unscored) parts.push(`unscored ${c.result.unscored}`);
   if (c.result.infraErrors) parts.push(`infra ${c.result.infraErrors}`);
   if (f.ceilingHit || f.ceilingSet) parts.push(`ceiling hit ${f.ceilingHit}/set ${f.ceilingSet}`);
@@ -62,7 +81,7 @@ export function failureSummary(c: CommissionSummary): string {
 /** Dimensions that fell short of their maximum, largest shortfall first: `id score/max (cap c)`. */
 export function shortDimensions(c: CaseSummary): string[] {
   return Object.entries(c.dimensions)
-    .filter(([, d]) => d.score < d.max)
+    .filter((e): e is [string, (typeof e)[1] & { score: number }] => e[1].score !== null && e[1].score < e[1].max)
     .sort((a, b) => b[1].max - b[1].score - (a[1].max - a[1].score))
     .map(([id, d]) => `${id} ${fmt(d.score)}/${fmt(d.max)}${d.cap !== null ? ` (cap ${fmt(d.cap)})` : ''}`);
 }
@@ -83,4 +102,58 @@ export function caseFailureMessage(c: CaseSummary, minResult: number): string | 
   if (binding.length) msg += `; ceilings: ${binding.join('; ')}`;
   if (c.judge?.majorErrors.length) msg += `; major errors: ${c.judge.majorErrors.join('; ')}`;
   return msg;
+}
+
+/** The gate's verdict as a headline word (report.md, index.html, the console). */
+export function gateHeadline(gate: GateReport): string {
+  return {
+    pass: 'PASS',
+    fail: 'FAIL',
+    'not-evaluated': 'NOT EVALUATED',
+    none: 'no gate',
+    'not-recorded': 'not recorded',
+  }[gate.verdict];
+}
+
+/** The thresholds of a gate in one line, `minResult 80 · maxGap 10 · …`; empty when none were set. */
+export function thresholdsText(gate: GateReport): string {
+  const t = gate.thresholds;
+  const parts: string[] = [];
+  if (t.minResult !== undefined) parts.push(`minResult ${t.minResult}`);
+  if (t.minPassHatK !== undefined) parts.push(`minPassHatK ${t.minPassHatK}`);
+  if (t.maxGap !== undefined) parts.push(`maxGap ${t.maxGap}`);
+  if (t.noRegressionVs) {
+    const run = t.noRegressionVs.runId ? ` (run ${t.noRegressionVs.runId})` : '';
+    const margin = t.noRegressionVs.margin ? `, margin ${t.noRegressionVs.margin}` : '';
+    parts.push(`noRegressionVs ${t.noRegressionVs.summary}${run}${margin}`);
+  }
+  if (t.onPartial) parts.push(`onPartial ${t.onPartial}`);
+  return parts.join(' · ');
+}
+
+/** A gate condition's value for a table cell: pass^k to three places, the rest to one (signed for a difference). */
+export function conditionValue(c: GateCondition): string {
+  if (c.condition === 'minPassHatK') return c.value === null ? DASH : c.value.toFixed(3);
+  if (c.condition === 'noRegressionVs') {
+    const p = c.comparison;
+    return p ? `${fmtSigned(p.meanDiff)} (CI ${fmtCI(p.ci95)})` : DASH;
+  }
+  if (c.condition === 'graded') return `${c.value ?? 0} without a grade`;
+  return fmt(c.value);
+}
+
+/** Where a gate condition was checked: `commission · delivery`, or `run` for a run-wide one. */
+export function conditionWhere(c: GateCondition): string {
+  return c.commission === null ? 'run' : `${c.commission} · ${c.delivery}`;
+}
+
+/** Entries grouped by commission and delivery digest: one dev-strings (or leak) list per delivery, not per split. */
+export function perDelivery(commissions: readonly CommissionSummary[]): CommissionSummary[] {
+  const seen = new Set<string>();
+  return commissions.filter((c) => {
+    const k = `${c.id}\0${c.delivery.digest}\0${deliveryLabel(c)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

@@ -39,7 +39,7 @@ export const CLIENT_JS = String.raw`
     }
     return cache[i];
   }
-  /** The full summary@1 document with cases unpacked, for anyone scripting the page. */
+  /** The summary@2 document with cases unpacked (not-run cases only counted), for anyone scripting the page. */
   window.heldoutSummary = function () {
     var out = JSON.parse(JSON.stringify(data));
     delete out.packing;
@@ -115,7 +115,7 @@ export const CLIENT_JS = String.raw`
 
   function section(name, kids) { return el('section', { class: 'dd-section', 'data-section': name }, [el('h3', { text: name })].concat(kids)); }
   function bar(id, d) {
-    var pct = d.max > 0 ? Math.max(0, Math.min(100, (100 * d.score) / d.max)) : 0;
+    var pct = d.max > 0 && d.score !== null ? Math.max(0, Math.min(100, (100 * d.score) / d.max)) : 0;
     var fill = el('div', { class: 'fill' });
     fill.style.width = pct + '%';
     var track = el('div', { class: 'track' }, [fill]);
@@ -126,7 +126,7 @@ export const CLIENT_JS = String.raw`
     }
     return el('div', { class: 'dim', 'data-dimension': id }, [
       el('span', { class: 'dim-name', text: id }), track,
-      el('span', { class: 'dim-value', text: fmt(d.score) + '/' + fmt(d.max) + (d.cap !== null ? ' (cap ' + fmt(d.cap) + ')' : '') })
+      el('span', { class: 'dim-value', text: (d.score === null ? 'unscored' : fmt(d.score)) + '/' + fmt(d.max) + (d.cap !== null ? ' (cap ' + fmt(d.cap) + ')' : '') })
     ]);
   }
   function openCase(k) {
@@ -142,14 +142,14 @@ export const CLIENT_JS = String.raw`
       el('p', { class: 'dd-status', text: c.status + (c.gate ? ' \u00b7 gate ' + c.gate : '') + ' \u00b7 Result ' + fmt(c.result) + ' \u00b7 ' + (c.passed ? 'passed' : 'not passed') + ' (pass rule \u2265 ' + e.passRule.minResult + ')' })
     ];
     if (c.reason) kids.push(el('p', { class: 'dd-reason', text: c.reason }));
-    kids.push(section('gates', [el('p', { class: 'dd-gate', text: c.gate ? 'failed: ' + c.gate : (c.status === 'graded' ? 'all gates passed' : c.status) })]));
+    kids.push(section('gates', [el('p', { class: 'dd-gate ' + (c.gate ? 'fail' : c.status === 'graded' ? 'pass' : ''), text: c.gate ? 'failed: ' + c.gate : (c.status === 'graded' ? 'all gates passed' : c.status) })]));
     var dimIds = Object.keys(c.dimensions);
     if (dimIds.length) kids.push(section('dimensions', dimIds.map(function (id) { return bar(id, c.dimensions[id]); })));
     if (c.ceilings.length) kids.push(section('ceilings', [el('ul', null, c.ceilings.map(function (x) {
       return el('li', { class: x.binding ? 'binding' : '', text: (x.kind === 'total' ? 'total' : x.dimension) + ' \u2264 ' + x.max + (x.binding ? ' (binding)' : '') + ': ' + x.reason });
     }))]));
     if (c.outcomes.length) kids.push(section('outcomes', [el('ul', null, c.outcomes.map(function (o) {
-      return el('li', { text: o.id + ': ' + (o.satisfied === null ? 'unknown' : o.satisfied ? 'satisfied' : 'unmet') + (o.safety === false ? ' (safety failure)' : '') + (o.evidence ? ' \u2014 ' + o.evidence : '') });
+      return el('li', { class: o.satisfied === null ? '' : o.satisfied && o.safety !== false ? 'satisfied' : 'unmet', text: o.id + ': ' + (o.satisfied === null ? 'unknown' : o.satisfied ? 'satisfied' : 'unmet') + (o.safety === false ? ' (safety failure)' : '') + (o.evidence ? ' \u2014 ' + o.evidence : '') });
     }))]));
     var ev = [];
     if (c.judge) {
@@ -159,8 +159,11 @@ export const CLIENT_JS = String.raw`
     }
     Object.keys(c.items).forEach(function (d) {
       c.items[d].forEach(function (it) {
-        ev.push(el('div', { class: 'item', 'data-dimension': d }, [
+        // An item's verdict from its score share: all of its points, none, some, or not scored.
+        var v = it.score === null || it.score === undefined ? 'unscored' : it.score >= 1 ? 'pass' : it.score <= 0 ? 'fail' : 'partial';
+        ev.push(el('div', { class: 'item ' + v, 'data-dimension': d, 'data-verdict': v }, [
           el('strong', { text: d + ' \u00b7 ' + it.kind + ' \u00b7 ' + it.title + ' ' + fmt(it.earned) + '/' + it.points }),
+          el('span', { class: 'verdict', text: v }),
           el('div', { class: 'evidence', text: it.evidence })
         ]));
       });

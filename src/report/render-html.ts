@@ -1,20 +1,12 @@
 import { macroMean } from '../metrics/index.js';
 import { columnsOf } from './columns.js';
-import { deliveryLabel, fmt } from './format.js';
+import { deliveryKeys, deliveryLabel, fmt } from './format.js';
 import { CLIENT_JS } from './html-client.js';
+import { escapeHtml, familyTable, findings, gateBox, legend, partialBanner, SECTIONS_CSS } from './html-sections.js';
 import { type CaseSummary, type CommissionSummary, caseSummarySchema, type Summary } from './schema.js';
 
 /** The status order of the packed rows; the page reads it from `packing.status`. */
 const STATUS = caseSummarySchema.shape.status.options;
-
-export function escapeHtml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 /**
  * JSON inside <script> ends at the first `</script`; escaping every `<` (and the two line separators old parsers
@@ -73,20 +65,6 @@ function packCases(cases: CaseSummary[]): { dims: string[]; rows: unknown[][] } 
     ];
   });
   return { dims, rows };
-}
-
-/** Deliveries are told apart by digest; the label alone names them unless two digests share one label. */
-function deliveryKeys(commissions: CommissionSummary[]): (c: CommissionSummary) => string {
-  const digests = new Map<string, Set<string>>();
-  for (const c of commissions) {
-    const set = digests.get(deliveryLabel(c)) ?? new Set<string>();
-    set.add(c.delivery.digest);
-    digests.set(deliveryLabel(c), set);
-  }
-  return (c) => {
-    const label = deliveryLabel(c);
-    return digests.get(label)!.size > 1 ? `${label} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})` : label;
-  };
 }
 
 function groupByDelivery(
@@ -175,7 +153,11 @@ function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
 }
 
 /** The results table of the `html` view, rows sorted by delivery, commission and split (held-out first). */
-function summaryTable(summary: Summary, deliveryKey: (c: CommissionSummary) => string): string {
+export function summaryTable(
+  summary: Summary,
+  deliveryKey: (c: CommissionSummary) => string,
+  id = 'summary-table',
+): string {
   const columns = columnsOf('html');
   const order = summary.commissions
     .map((c, i) => ({ c, i }))
@@ -189,13 +171,14 @@ function summaryTable(summary: Summary, deliveryKey: (c: CommissionSummary) => s
     const cells = columns.map(
       (col) => `<td data-col="${col.id}"${col.align === 'right' ? ' class="num"' : ''}>${escapeHtml(col.cell(c))}</td>`,
     );
-    return `<tr data-row="${i}" data-commission="${escapeHtml(c.id)}" data-delivery="${escapeHtml(deliveryLabel(c))}" data-split="${c.split}" tabindex="0">${cells.join('')}</tr>`;
+    const cls = `verdict-${c.verdict}${c.flags.length ? ' flagged' : ''}`;
+    return `<tr data-row="${i}" class="${cls}" data-verdict="${c.verdict}" data-flags="${c.flags.join(' ')}" data-commission="${escapeHtml(c.id)}" data-delivery="${escapeHtml(deliveryLabel(c))}" data-split="${c.split}" tabindex="0">${cells.join('')}</tr>`;
   });
-  const head = columns.map((col) => `<th>${escapeHtml(col.header)}</th>`).join('');
-  return `<table id="summary-table"><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const head = columns.map((col) => `<th title="${escapeHtml(col.caption)}">${escapeHtml(col.header)}</th>`).join('');
+  return `<table id="${id}" class="results"><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-const CSS = `
+const BASE_CSS = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1d2329;background:#fff}
 h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.15rem}h3{font-size:.95rem;margin:.8rem 0 .3rem}
 .meta{color:#5b6670;margin:0 0 1rem}
@@ -216,6 +199,9 @@ svg text{font-size:10px;fill:#5b6670}.axis{stroke:#9aa4ad}.bin{fill:#4a7bd0}.bar
 li.binding{color:#b3261e}.controls{display:flex;gap:.5rem;margin:.3rem 0}
 `;
 
+/** The style of every heldout page: the report's and the viewer's. */
+export const PAGE_CSS = BASE_CSS + SECTIONS_CSS;
+
 /**
  * The self-contained `index.html` (DESIGN §9): the aggregate table rendered server-side, inline SVG charts, and the
  * summary embedded as JSON (`script#heldout-summary`, cases packed) from which the inline script builds the case list
@@ -224,8 +210,11 @@ li.binding{color:#b3261e}.controls{display:flex;gap:.5rem;margin:.3rem 0}
 export function renderHtml(summary: Summary): string {
   const key = deliveryKeys(summary.commissions);
   const groups = groupByDelivery(summary.commissions, key);
+  // Per-case detail stays as small as summary@1's page had it: not-run cases are named in the page's HTML (the first
+  // 50) and in summary.json, not embedded again.
   const embedded = {
     ...summary,
+    partial: summary.partial && { ...summary.partial, cases: [] },
     packing: { format: 'heldout/cases-packed@1', status: STATUS },
     commissions: summary.commissions.map((c) => ({ ...c, cases: packCases(c.cases) })),
   };
@@ -233,13 +222,17 @@ export function renderHtml(summary: Summary): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>heldout report — ${escapeHtml(run.id)}</title><style>${CSS}</style></head>
+<title>heldout report — ${escapeHtml(run.id)}</title><style>${PAGE_CSS}</style></head>
 <body>
 <h1>heldout report — ${escapeHtml(run.id)}</h1>
 <p class="meta">Started ${escapeHtml(run.startedAt)} · sandbox ${escapeHtml(run.sandbox)} · heldout ${escapeHtml(run.version)} · ${summary.commissions.length} entries · ${summary.commissions.reduce((s, c) => s + c.cases.length, 0)} executions</p>
+${gateBox(summary)}
+${partialBanner(summary)}
 <h2>Results</h2>
 ${summaryTable(summary, key)}
-<p class="meta">Click a row for its cases, a case for its drill-down. Result is the mean over the row's cases (0–100; the held-out row is the verdict); CI is a seeded percentile bootstrap; gap = dev − held-out mean of the same digest; S = gap closure (optimization).</p>
+<p class="meta">Click a row for its cases, a case for its drill-down. Rows are marked by verdict (green pass, red fail) and flags; the legend below says what every column means.</p>
+${findings(summary)}
+${familyTable(summary)}
 <h2>Charts</h2>
 <h3>Result distribution per delivery</h3>
 ${distributionChart(groups)}
@@ -253,6 +246,7 @@ ${devHeldoutChart(groups)}
 </section>
 <aside id="drilldown" hidden></aside>
 </div>
+${legend()}
 <script type="application/json" id="heldout-summary">${scriptJson(embedded)}</script>
 <script>${CLIENT_JS}</script>
 </body></html>

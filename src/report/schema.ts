@@ -1,156 +1,192 @@
 import { z } from 'zod';
 import { FAMILIES } from '../commission/index.js';
 import {
-  CASE_STATUSES,
-  type CaseGrade,
-  type CeilingRecord,
-  GATE_CATEGORIES,
-  type ItemResult,
-  type OutcomeResult,
-} from '../grading/index.js';
-import type { IsolationName } from '../sandbox/index.js';
+  caseSummarySchemaV1,
+  commissionSummarySchemaV1,
+  count,
+  nullableNum,
+  num,
+  summarySchemaV1,
+} from './schema-v1.js';
 
 /**
- * The zod schema of `heldout/summary@1` (DESIGN §14), and the one definition of the summary's type (`z.infer` below).
- * Every §14 field is required with its type. Fields marked "Extra" go beyond §14: those heldout has written since
- * summary@1 began are required too; one added within the version is optional (as `delivery.role` is), so documents
- * written before it stay valid. Objects are loose, so additive extras never need a schema bump.
+ * The zod schema of `heldout/summary@2` (DESIGN §14), and the one definition of the summary's type (`z.infer` below).
+ * summary@2 is summary@1 (schema-v1.ts) plus what people decide from: the CI gate with each condition's value and
+ * the verdict, `partial` (cases planned but not run, named), family scores with CIs, each entry's verdict and
+ * flags, failure-mode shares, per-case editing evidence, and the optional fields other parts fill where they apply
+ * (substituted images, τ² semantics, heldoutLeak). `src/report/migrate.ts` reads summary@1 into it; the JSON Schema
+ * shipped in `schema/` is generated from this one (`summaryJsonSchema`). Objects stay loose, so additive extras
+ * never need a bump; an optional field added within the version leaves older documents valid.
  */
 
-// The isolations a run can report. Written out (a type import keeps the sandbox part, and dockerode, out of the
-// reporter's load), and checked at compile time to name every isolation the sandbox registry can give.
-const ISOLATIONS = ['docker', 'process'] as const satisfies readonly IsolationName[];
-const everyIsolationListed: Exclude<IsolationName, (typeof ISOLATIONS)[number]> extends never ? true : false = true;
-void everyIsolationListed;
+export const SPLITS = ['heldout', 'dev'] as const;
 
-const num = z.number().finite();
-const nullableNum = num.nullable();
-const count = z.number().int().nonnegative();
-const gateSchema = z.enum(GATE_CATEGORIES);
-const kMap = z.record(z.string().regex(/^[1-9][0-9]*$/), nullableNum);
+/** Why a row is marked: the signals of DESIGN §10 and what limits how far its figures can be trusted. */
+export const FLAGS = [
+  /** dev − held-out mean above the gate's maxGap, or above 10 points without one. */
+  'fidelity-gap',
+  'dev-strings',
+  /** Held-out canaries or distinctive held-out text found in the delivery (`failureModes.heldoutLeak`). */
+  'heldout-leak',
+  'no-model-calls',
+  'claims-contradicted',
+  'infra-errors',
+  'unscored',
+  /** Some of the entry's cases were planned and not run (see `partial`). */
+  'partial',
+  /** Images were substituted (`substitutedImages`): the figures are not those of the original environment. */
+  'substituted-images',
+] as const;
+export type Flag = (typeof FLAGS)[number];
 
-/**
- * A value whose shape grading owns and types (src/grading/types.ts), carried into the summary as graded. The report
- * does not restate that shape: it checks what §14 asks of it (nothing, for the drill-down extras) and takes its type
- * from grading.
- */
-function graded<T>(check: z.ZodType = z.unknown()): z.ZodType<T> {
-  return check as z.ZodType<T>;
-}
+/** An entry's verdict: its gate conditions where the gate applies to it, else its mean against the pass rule. */
+export const VERDICTS = ['pass', 'fail', 'unscored', 'baseline'] as const;
+/** `not-recorded`: a summary@1 document, which never said. */
+export const GATE_VERDICTS = ['pass', 'fail', 'not-evaluated', 'none', 'not-recorded'] as const;
+/** `graded`: every case test ran to a grade (one that failed without one fails the gate). */
+export const GATE_CONDITIONS = ['minResult', 'minPassHatK', 'maxGap', 'noRegressionVs', 'graded'] as const;
+/** `filtered`: skipped by a filter (`-t`, `.skip`, a case filter); `not-reached`: cancelled or bailed out before it ran. */
+export const NOT_RUN_REASONS = ['filtered', 'not-reached', 'no-grade'] as const;
 
-export const caseSummarySchema = z.looseObject({
-  id: z.string(),
-  trial: z.number().int().positive(),
-  status: z.enum(CASE_STATUSES),
-  gate: gateSchema.nullable(),
-  result: nullableNum,
-  passed: z.boolean(),
-  dimensions: z.record(z.string(), z.looseObject({ score: num, max: num, cap: nullableNum })),
-  ceilings: z.array(
-    graded<CeilingRecord>(z.looseObject({ kind: z.enum(['dimension', 'total']), max: num, reason: z.string() })),
-  ),
-  wallMs: num,
-  modelCalls: count,
-  tokens: count,
-  /** Extras for the drill-down. */
-  reason: z.string().nullable(),
-  ceilingHit: z.boolean(),
-  ceilingSet: z.boolean(),
-  exitCode: z.number().nullable(),
-  items: z.record(z.string(), z.array(graded<ItemResult>())),
-  outcomes: z.array(graded<OutcomeResult>()),
-  judge: graded<CaseGrade['judge']>(),
-  stderrTail: z.string(),
-  claimsContradicted: z.array(z.string()),
-  /** Extra (issue 17): the streams the sandbox cut at their cap; absent when neither was. */
+const ci95 = z.tuple([num, num]).nullable();
+
+/** B − A on the cases both graded (metrics' pairedDifference): what `compare` and `noRegressionVs` report. */
+export const pairedSchema = z.looseObject({
+  n: count,
+  wins: count,
+  losses: count,
+  ties: count,
+  meanDiff: nullableNum,
+  ci95,
+  signTestP: num.min(0).max(1),
+  verdict: z.enum(['better', 'worse', 'no-difference']),
+});
+
+export const caseSummarySchema = caseSummarySchemaV1.extend({
+  /** v2, editing cases: μ_new, μ_reg (null when not run), the suite's evidence and the tests it named as failing. */
+  editing: z
+    .looseObject({
+      muNew: z.boolean(),
+      muReg: z.boolean().nullable(),
+      evidence: z.string(),
+      failedTests: z.array(z.string()).optional(),
+    })
+    .optional(),
+  /**
+   * v2, optional (issue 19): images that ran instead of the ones the commission names (an image map), on every row
+   * they affect, with what each ran for (the case, a service, a build): such a row is not comparable with a run in
+   * the original environment. The entry's `substitutedImages` is their union.
+   */
+  substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string(), for: z.string() })).optional(),
+  /** v2, optional (issue 17): the streams the sandbox cut at their cap; absent when neither was. */
   truncated: z.array(z.enum(['stdout', 'stderr'])).optional(),
 });
 
-export const commissionSummarySchema = z.looseObject({
-  id: z.string(),
-  family: z.enum(FAMILIES),
-  split: z.enum(['heldout', 'dev']),
-  delivery: z.looseObject({
-    path: z.string(),
-    digest: z.string(),
-    frozen: z.boolean(),
-    /** Extra: a short human name for the delivery (`reference`, `overfit`, …); defaults to the path's last segment. */
-    label: z.string().optional(),
-    /** Extra: `starter` for an optimization commission's a0 (the baseline, outside the CI gate), else `candidate`. */
-    role: z.enum(['candidate', 'starter']).optional(),
+const shares = z.looseObject({
+  graded: nullableNum,
+  errorExit: nullableNum,
+  timeout: nullableNum,
+  otherGate: nullableNum,
+  unscored: nullableNum,
+  infraError: nullableNum,
+});
+
+export const commissionSummarySchema = commissionSummarySchemaV1.extend({
+  failureModes: commissionSummarySchemaV1.shape.failureModes.extend({
+    /** v2: each count over `executions` (DESIGN §5's shares), null when nothing ran; the six sum to 1. */
+    shares,
+    /** v2, optional: held-out canaries and distinctive held-out strings found in the delivery (contamination). */
+    heldoutLeak: z.array(z.string()).optional(),
   }),
-  result: z.looseObject({
-    /** Mean over cases of each case's mean Result across its scored trials; null when nothing was scored. */
-    mean: nullableNum,
-    median: nullableNum,
-    ci95: z.tuple([num, num]).nullable(),
-    /** Cases with at least one scored trial. */
-    n: count,
-    /** Case × trial executions a judge could not score (not counted as 0). */
-    unscored: count,
-    /** Extra: scored case × trial executions (graded + gate-failed). */
-    trials: count,
-    /** Extra: executions lost to infrastructure, dropped and counted (DESIGN §5). */
-    infraErrors: count,
-  }),
-  /** pass^k for k = 1..max trials, keyed "k"; null where some case has fewer than k trials. */
-  passHatK: kMap,
-  passAtK: kMap,
-  /** Dev mean − held-out mean for the same commission and digest; null until both splits ran. */
-  gap: nullableNum,
-  optimization: z
-    .looseObject({
-      j0: num,
-      j1: num,
-      delta: num,
-      gamma: num,
-      S: num,
-      wins: count,
-      losses: count,
-      ties: count,
-      signTestP: num.min(0).max(1),
-    })
-    .nullable(),
-  failureModes: z.looseObject({
-    /** Executions that passed every gate and were graded. */
-    graded: count,
-    errorExit: count,
-    timeout: count,
-    /** Gate failures other than error-exit and timeout (oom, missing/invalid artifact, patch, constraint). */
-    otherGate: count,
-    ceilingHit: count,
-    ceilingSet: count,
-    hardCodedDevStrings: z.array(z.string()),
-    /** True when the delivery made no model call in any execution that ran. */
-    noModelCalls: z.boolean(),
-    /** Executions whose observations contradicted at least one claim of the delivery's run_report.json. */
-    claimsContradicted: count,
-    /** Extra: all executions, the denominator of the shares. */
-    executions: count,
-    /** Extra. */
-    unscored: count,
-    /** Extra. */
-    infraError: count,
-    /** Extra: gate failures by category. */
-    gates: z.partialRecord(gateSchema, count),
-  }),
-  /** Extra: the pass rule the successes of pass^k were counted by. */
-  passRule: z.looseObject({ minResult: num }),
+  /** v2: pass / fail by the gate where it applies, else by the mean against the pass rule; a0 is `baseline`. */
+  verdict: z.enum(VERDICTS),
+  /** v2: why the row is marked, whatever its verdict. */
+  flags: z.array(z.enum(FLAGS)),
+  /** v2: case × trial executions planned for this entry and not run (named in the summary's `partial`). */
+  notRun: count,
+  /** v2, optional: images the run used in place of the ones the commission names. */
+  substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
+  /** v2, optional, tool-agent: the τ² tool semantics the episodes ran under (`tau2@1.0.1` or a named opt-in). */
+  semantics: z.string().optional(),
   cases: z.array(caseSummarySchema),
 });
 
-export const summarySchema = z.looseObject({
-  schema: z.literal('heldout/summary@1'),
-  run: z.looseObject({
-    id: z.string(),
-    startedAt: z.iso.datetime({ offset: true }),
-    sandbox: z.enum(ISOLATIONS),
-    version: z.string(),
+export const gateConditionSchema = z.looseObject({
+  /** The entry the condition was checked on; all null for a run-wide condition (`graded`). */
+  commission: z.string().nullable(),
+  delivery: z.string().nullable(),
+  split: z.enum(SPLITS).nullable(),
+  condition: z.enum(GATE_CONDITIONS),
+  threshold: nullableNum,
+  /** The figure held to the threshold (noRegressionVs: the mean difference); null when there is none. */
+  value: nullableNum,
+  met: z.boolean(),
+  /** What was checked and found, in a sentence (the console's gate lines are these). */
+  message: z.string(),
+  comparison: pairedSchema.optional(),
+});
+
+export const gateSchema = z.looseObject({
+  verdict: z.enum(GATE_VERDICTS),
+  /** Why the verdict is what it is; set whenever it is not plain pass or fail. */
+  reason: z.string().nullable(),
+  thresholds: z.looseObject({
+    minResult: num.optional(),
+    minPassHatK: num.optional(),
+    maxGap: num.optional(),
+    noRegressionVs: z.looseObject({ summary: z.string(), runId: z.string().nullable(), margin: num }).optional(),
+    onPartial: z.enum(['not-evaluated', 'subset']).optional(),
   }),
+  /** What the conditions' values were computed on: every planned case, or the subset a partial run ran. */
+  evaluatedOn: z.enum(['all', 'subset']),
+  conditions: z.array(gateConditionSchema),
+});
+
+export const partialSchema = z.looseObject({
+  reason: z.string(),
+  /** Case × trial executions known to the run, those that have a grade, and those that do not. */
+  planned: count,
+  ran: count,
+  notRun: count,
+  /** `i/n` when this run was one shard of several: the others' cases are unknown here. */
+  shard: z.string().nullable(),
+  cases: z.array(
+    z.looseObject({
+      commission: z.string(),
+      delivery: z.string(),
+      split: z.enum(SPLITS),
+      id: z.string(),
+      trial: z.number().int().positive(),
+      why: z.enum(NOT_RUN_REASONS),
+    }),
+  ),
+  /** Executions not run beyond those named in `cases` (which stops at 5,000). */
+  more: count,
+});
+
+export const familyScoreSchema = z.looseObject({
+  family: z.enum(FAMILIES),
+  delivery: z.string(),
+  split: z.enum(SPLITS),
+  commissions: z.array(z.string()),
+  /** DESIGN §5: the plain (macro) mean of the commission Results; median over them; a stratified bootstrap CI. */
+  mean: nullableNum,
+  median: nullableNum,
+  ci95,
+});
+
+export const summarySchema = summarySchemaV1.extend({
+  schema: z.literal('heldout/summary@2'),
+  /** Set when the document was read from an older version (its gate and partial were then never recorded). */
+  migratedFrom: z.literal('heldout/summary@1').optional(),
+  run: summarySchemaV1.shape.run,
+  gate: gateSchema,
+  partial: partialSchema.nullable(),
+  families: z.array(familyScoreSchema),
   commissions: z.array(commissionSummarySchema),
 });
 
-/** The `heldout/summary@1` document, as `buildSummary` assembles it and summary.json holds it. */
+/** The `heldout/summary@2` document, as `buildSummary` assembles it and summary.json holds it. */
 export type Summary = z.infer<typeof summarySchema>;
 /** One commission × delivery × split entry of the summary. */
 export type CommissionSummary = z.infer<typeof commissionSummarySchema>;
@@ -164,3 +200,20 @@ export type FailureModes = CommissionSummary['failureModes'];
 export type CaseDimensionSummary = CaseSummary['dimensions'][string];
 export type Family = CommissionSummary['family'];
 export type SplitName = CommissionSummary['split'];
+export type GateReport = Summary['gate'];
+export type GateCondition = GateReport['conditions'][number];
+export type PartialReport = NonNullable<Summary['partial']>;
+export type NotRunCase = PartialReport['cases'][number];
+export type FamilyScore = Summary['families'][number];
+export type Paired = z.infer<typeof pairedSchema>;
+
+/** The JSON Schema of summary@2 (draft 2020-12), generated from the zod schema; `schema/` ships it. */
+export function summaryJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(summarySchema, { target: 'draft-2020-12', unrepresentable: 'any' });
+  return {
+    $schema,
+    title: 'heldout/summary@2',
+    description: 'summary.json of a heldout run (DESIGN §14). Generated from src/report/schema.ts; do not edit.',
+    ...rest,
+  };
+}

@@ -1,13 +1,18 @@
 import type { CaseMeta } from '../run/index.js';
 import type { CommissionSummary, Summary } from './schema.js';
-import { buildSummary, summarizeCommission } from './summarize.js';
+import { type BuildOptions, buildSummary, summarizeCommission } from './summarize.js';
 
 /**
  * Groups the case records of a run into summary entries, commission × delivery × split, when the run ends (or when
- * `--merge-reports` replays them). Pure: the same records give the same summary; entries are sorted by commission,
- * delivery label and split, and an optimization candidate is measured against the starter of the same split.
+ * `--merge-reports` replays them), and builds the summary with the gate and coverage given. Pure: the same records
+ * give the same summary; entries are sorted by commission, delivery label and split, and an optimization candidate
+ * is measured against the starter of the same split.
  */
-export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary {
+export function summarizeMetas(
+  metas: CaseMeta[],
+  run: Summary['run'],
+  options: Omit<BuildOptions, 'run' | 'commissions'> = {},
+): Summary {
   const groups = new Map<string, CaseMeta[]>();
   for (const m of metas) {
     const key = `${m.commission.id}\0${m.delivery.label}\0${m.delivery.digest}\0${m.split}`;
@@ -43,6 +48,7 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
         noModelCalls: first.commission.modelRequired ? undefined : false,
       }),
     );
+    markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(
     (a, b) =>
@@ -50,5 +56,22 @@ export function summarizeMetas(metas: CaseMeta[], run: Summary['run']): Summary 
       (a.delivery.label ?? '').localeCompare(b.delivery.label ?? '') ||
       a.split.localeCompare(b.split),
   );
-  return buildSummary({ run, commissions: entries });
+  return buildSummary({ ...options, run, commissions: entries });
+}
+
+/** Issue 19: each row whose case ran in substituted images says which (rows are unique by case and trial). */
+function markSubstitutions(entry: CommissionSummary, group: CaseMeta[]): void {
+  const byRow = new Map<string, NonNullable<CaseMeta['substitutedImages']>>();
+  for (const m of group) {
+    if (m.substitutedImages?.length) byRow.set(`${m.grade.id}\0${m.grade.trial}`, m.substitutedImages);
+  }
+  if (byRow.size === 0) return;
+  const union = new Map<string, { from: string; to: string }>();
+  for (const row of entry.cases) {
+    const s = byRow.get(`${row.id}\0${row.trial}`);
+    if (!s) continue;
+    row.substitutedImages = s.map((x) => ({ ...x }));
+    for (const x of s) union.set(`${x.from}\0${x.to}`, { from: x.from, to: x.to });
+  }
+  entry.substitutedImages = [...union.values()];
 }

@@ -1,14 +1,18 @@
 import type { CaseGrade, GateCategory } from '../grading/index.js';
 import {
-  bootstrapCI,
+  bootstrapMeans,
   gapClosure,
   mean,
   median,
   passAtKOverCases,
   passHatKOverCases,
+  percentileCI,
   signTest,
   winLossTie,
 } from '../metrics/index.js';
+import { defaultSeed, rememberDraws } from './draws.js';
+import { evaluateGate, type GateContext } from './gate.js';
+import { type CoverageInput, partialReport } from './partial.js';
 import type {
   CaseSummary,
   CommissionSummary,
@@ -20,6 +24,9 @@ import type {
   SplitName,
   Summary,
 } from './schema.js';
+import type { FailureModesV1 } from './schema-v1.js';
+import type { GateThresholds } from './types.js';
+import { familyScores, finalizeEntries, flagsOf, notRunCounts, sharesOf } from './verdicts.js';
 
 export interface SummarizeInput {
   id: string;
@@ -38,6 +45,12 @@ export interface SummarizeInput {
   hardCodedDevStrings?: string[];
   /** Overrides the ledger-derived flag, e.g. for commissions that need no model. */
   noModelCalls?: boolean;
+  /** Held-out canaries and distinctive held-out strings found in the delivery (contamination), when scanned. */
+  heldoutLeak?: string[];
+  /** Images the run used in place of the commission's, when any were substituted. */
+  substitutedImages?: { from: string; to: string }[];
+  /** Tool-agent: the τ² semantics the episodes ran under. */
+  semantics?: string;
   /** Bootstrap seed; default derived from id, split and digest so reruns give the same CI. */
   seed?: number | string;
   resamples?: number;
@@ -98,7 +111,7 @@ interface Scan {
  */
 function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkOrder = true): Scan | null {
   const { minResult } = input.passRule;
-  const fm: FailureModes = {
+  const fm: FailureModesV1 & { heldoutLeak?: string[] } = {
     graded: 0,
     errorExit: 0,
     timeout: 0,
@@ -113,6 +126,7 @@ function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkO
     infraError: 0,
     gates: {},
   };
+  if (input.heldoutLeak) fm.heldoutLeak = input.heldoutLeak;
   const cases = new Array<CaseSummary>(grades.length);
   const ids: string[] = [];
   const sums = new Float64Array(grades.length);
@@ -170,7 +184,7 @@ function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkO
   for (let c = 0; c < n; c++) means[c] = sums[c] / trials[c];
   return {
     cases,
-    failureModes: fm,
+    failureModes: { ...fm, shares: sharesOf(fm) },
     ids,
     means,
     trials: trials.subarray(0, n),
@@ -197,10 +211,12 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
   const items: CaseSummary['items'] = {};
   // Object.keys, not Object.entries: one array per case instead of one per dimension as well.
   const names = Object.keys(g.dimensions);
+  // A case no one could score has no dimension score either: null, never a 0 it did not earn.
+  const scored = g.status === 'graded' || g.status === 'gate-failed';
   for (let i = 0; i < names.length; i++) {
     const d = names[i];
     const r = g.dimensions[d];
-    dimensions[d] = { score: r.score, max: r.max, cap: r.cap };
+    dimensions[d] = { score: scored ? r.score : null, max: r.max, cap: r.cap };
     if (r.items.length > 0) items[d] = r.items;
   }
   return {
@@ -225,6 +241,7 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
     stderrTail: g.stderrTail,
     claimsContradicted: g.claimsContradicted,
     ...(g.truncated ? { truncated: g.truncated } : {}),
+    ...(g.editing ? { editing: g.editing } : {}),
   };
 }
 
@@ -264,9 +281,11 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
   const { ids, means, scoredTrials, failureModes: fm } = scan;
   const m = mean(means);
   const { passHatK: passHat, passAtK: passAt } = passK(scan.trials, scan.successes);
-  const seed = input.seed ?? `${input.id}|${input.split}|${input.delivery.digest}`;
+  const seed = input.seed ?? defaultSeed(input);
+  // The draws are kept for the family scores (draws.ts); the CI is bootstrapCI's, from the same draws.
+  const draws = means.length > 0 ? bootstrapMeans(means, { seed, resamples: input.resamples }) : null;
   const devMean = input.devMean ?? null;
-  return {
+  const entry: CommissionSummary = {
     id: input.id,
     family: input.family,
     split: input.split,
@@ -274,7 +293,7 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
     result: {
       mean: m,
       median: median(means),
-      ci95: bootstrapCI(means, { seed, resamples: input.resamples }),
+      ci95: draws === null ? null : means.length === 1 ? [means[0], means[0]] : percentileCI(draws),
       n: ids.length,
       unscored: fm.unscored,
       trials: scoredTrials,
@@ -286,8 +305,17 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
     optimization: optimizationBlock(input, ids, means),
     failureModes: fm,
     passRule: { minResult },
+    verdict: m === null ? 'unscored' : m >= minResult ? 'pass' : 'fail',
+    flags: [],
+    notRun: 0,
+    ...(input.substitutedImages ? { substitutedImages: input.substitutedImages } : {}),
+    ...(input.semantics ? { semantics: input.semantics } : {}),
     cases: scan.cases,
   };
+  if (draws) rememberDraws(entry.cases, draws);
+  if (input.delivery.role === 'starter') entry.verdict = 'baseline';
+  entry.flags = flagsOf(entry, undefined);
+  return entry;
 }
 
 function defaultLabel(path: string): string {
@@ -315,7 +343,30 @@ export function computeGaps(commissions: CommissionSummary[]): CommissionSummary
   });
 }
 
-/** Assembles the whole `heldout/summary@1` document; gaps are computed across the given entries. */
-export function buildSummary({ run, commissions }: { run: RunInfo; commissions: CommissionSummary[] }): Summary {
-  return { schema: 'heldout/summary@1', run, commissions: computeGaps(commissions) };
+/** What `buildSummary` needs beyond the entries: the gate's thresholds and context, and the run's coverage. */
+export interface BuildOptions {
+  run: RunInfo;
+  commissions: CommissionSummary[];
+  gate?: GateThresholds;
+  gateContext?: Omit<GateContext, 'partial'>;
+  coverage?: CoverageInput;
+}
+
+/**
+ * Assembles the whole `heldout/summary@2` document: gaps across the given entries, the partial record, the gate
+ * evaluated on them, each entry's verdict and flags, and the family scores. Pure.
+ */
+export function buildSummary({ run, commissions, gate = {}, gateContext = {}, coverage }: BuildOptions): Summary {
+  const partial = coverage ? partialReport(coverage) : null;
+  const withGaps = computeGaps(commissions);
+  const gateReport = evaluateGate(withGaps, gate, { ...gateContext, partial });
+  const entries = finalizeEntries(withGaps, gateReport, notRunCounts(coverage?.notRun ?? []));
+  return {
+    schema: 'heldout/summary@2',
+    run,
+    gate: gateReport,
+    partial,
+    families: familyScores(entries),
+    commissions: entries,
+  };
 }

@@ -26,6 +26,7 @@ import {
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { scanDevStrings } from './dev-strings.js';
+import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
@@ -38,6 +39,8 @@ export interface RunSessionOptions {
   judgeCache: string | false;
   /** Reuse the recorded verdicts of an earlier run into the same `out` (same delivery digest), rerunning infra errors. */
   resume?: boolean;
+  /** Image map over each commission's own `images` (issue 19). */
+  images?: Record<string, string>;
 }
 
 const REGISTRY = Symbol.for('heldout.run-sessions');
@@ -55,6 +58,7 @@ export class RunSession {
   private gatewayPromise: Promise<Gateway> | null = null;
   private readonly prepared = new Map<string, Promise<Prepared>>();
   private readonly started = new Map<string, Promise<DeliveryStart>>();
+  private readonly environments = new Map<string, Promise<PreparedEnvironment>>();
   private readonly pending = new Map<
     string,
     { label: string; dir: string; freeze: string | null; role: DeliveryRef['role'] }
@@ -149,6 +153,17 @@ export class RunSession {
     return p;
   }
 
+  /** The commission's case environment (image map, builds), made once before its first case (issue 19). */
+  private environment(commission: Commission, backend: SandboxBackend): Promise<PreparedEnvironment> {
+    let p = this.environments.get(commission.dir);
+    if (!p) {
+      const logDir = path.join(this.options.out, 'builds', commission.config.id);
+      p = prepareEnvironment({ commission, backend, imageMap: this.options.images, logDir });
+      this.environments.set(commission.dir, p);
+    }
+    return p;
+  }
+
   /**
    * Runs one case × trial of a delivery in the sandbox and grades it. Rejects only when the delivery is refused
    * (changed since its freeze, or during the run); every other failure is a graded outcome in the returned meta.
@@ -181,6 +196,7 @@ export class RunSession {
     }
     notStopping();
     rmSync(outputDir, { recursive: true, force: true });
+    rmSync(`${outputDir}.services`, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
     const finished = await this.runFresh(args, prepared, outputDir);
     // A case the teardown cut short has no verdict: recorded, --resume would keep it.
@@ -199,6 +215,9 @@ export class RunSession {
     const delivery = prepared.ref;
     const cfg = commission.config;
     const backend = await this.backend();
+    const env = await this.environment(commission, backend);
+    let substitutedImages = env.substituted;
+    let services: Execution['services'];
     const meta = (grade: CaseGrade, weakerIsolation: string[] = []): CaseMeta => ({
       runId: this.options.runId,
       commission: {
@@ -215,7 +234,10 @@ export class RunSession {
       sandbox: backend.name,
       weakerIsolation,
       grade,
+      ...(substitutedImages.length ? { substitutedImages } : {}),
+      ...(services?.length ? { services } : {}),
     });
+    if (env.refusal) return meta(stoppedGrade(caseRef, split, trial, 'infra-error', env.refusal));
 
     const family = familyStrategy(cfg.family);
     const start = await this.deliveryStart(family, commission, delivery);
@@ -245,11 +267,13 @@ export class RunSession {
 
     let execution: Execution;
     try {
+      const pod = await env.servicesFor(caseRef);
+      substitutedImages = [...env.substituted, ...pod.substituted];
       const spec: SandboxSpec = {
         runId: this.options.runId,
         caseId: caseRef.id,
         trial,
-        image: cfg.sandbox.image,
+        image: env.image,
         command: cfg.entry,
         deliveryDir: runDir,
         inputPath: caseRef.inputPath,
@@ -260,6 +284,7 @@ export class RunSession {
         limits,
         // A commission with no model budget runs without the gateway where none can be attached (remote engines).
         gateway: { ...attachmentFor(gateway, registered), required: cfg.budgets.modelCalls > 0 },
+        ...(pod.services.length ? { services: pod.services, serviceLogDir: `${outputDir}.services` } : {}),
       };
       const runCase = family.runCase ?? plainRun;
       const ran = await this.limit(() =>
@@ -267,6 +292,7 @@ export class RunSession {
       );
       if (ran.grade) return meta(ran.grade);
       execution = ran.execution;
+      services = execution.services;
     } catch (err) {
       return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
     }

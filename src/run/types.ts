@@ -1,6 +1,6 @@
 import type { Family, Split } from '../commission/index.js';
 import type { CaseGrade } from '../grading/index.js';
-import type { IsolationName, SandboxKind } from '../sandbox/index.js';
+import type { ImageSubstitution, IsolationName, SandboxKind, ServiceRecord } from '../sandbox/index.js';
 
 /** A delivery under test, resolved and digested before any case runs. */
 export interface DeliveryRef {
@@ -27,6 +27,8 @@ export interface SuitePlan {
   concurrency: number;
   judgeCache: string | false;
   resume: boolean;
+  /** Image map from → to (`--image-map`, the plugin's `images`), over each commission's own `images` (issue 19). */
+  images?: Record<string, string>;
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */
@@ -53,4 +55,17 @@ export interface CaseMeta {
    * fails with this refusal, the delivery's later cases are refused, and `--resume` runs this case again.
    */
   refused?: string;
+  /** Images that ran instead of the ones the commission names (issue 19): results are not comparable then. */
+  substitutedImages?: ImageSubstitution[];
+  /** The case's services as they ran, their logs beside the case's record (issue 19). */
+  services?: ServiceRecord[];
+}
+
+/** Set on each generated test at collection, before it runs: so a filtered or unreached case is still known by name. */
+export interface PlannedCase {
+  commission: string;
+  delivery: string;
+  split: Split;
+  id: string;
+  trial: number;
 }

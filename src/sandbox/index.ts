@@ -24,7 +24,18 @@ export {
   RUNTIME_IMAGE,
 } from './docker/runtime-image.js';
 export { type RuntimeRecipe, runtimeRecipe } from './docker/runtime-recipe.js';
+export { type DockerfileBases, dockerfileBases } from './dockerfile.js';
+export { isIgnored, parseDockerignore } from './dockerignore.js';
 export { type ExecutionGate, gateFromExecution } from './gate.js';
+export {
+  type ImageMap,
+  type ImageSubstitution,
+  isImageRef,
+  mappedImage,
+  mergeImageMaps,
+  normalizeImageRef,
+  parseImageMap,
+} from './image-map.js';
 export { createLimiter } from './limiter.js';
 export {
   DEFAULT_OUTPUT_DEPTH,
@@ -38,11 +49,14 @@ export { type ProcessCapabilities, processCapabilities } from './process/capabil
 export { BACKENDS, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
 export { SANDBOX_UID } from './sandbox-user.js';
 export { resolveSandbox } from './select.js';
+export { ServiceError } from './service-error.js';
 export { createSwarmBackend, type SwarmBackendOptions, swarmBackend } from './swarm/backend.js';
 export { extractTar } from './tar.js';
 export { cleanupNow, dieWithParent, installSignalCleanup, registerCleanup, stopReason } from './teardown.js';
 export type {
   BackendName,
+  BuildRequest,
+  BuiltImageRef,
   CleanupOptions,
   Execution,
   GatewayAttachment,
@@ -52,4 +66,7 @@ export type {
   SandboxKind,
   SandboxLimits,
   SandboxSpec,
+  ServiceReady,
+  ServiceRecord,
+  ServiceSpec,
 } from './types.js';

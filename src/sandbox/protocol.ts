@@ -43,6 +43,39 @@ export interface GatewayAttachment {
   required?: boolean;
 }
 
+/** How a case service says it is ready, polled from inside the pod until the service's deadline (issue 19). */
+export type ServiceReady =
+  /** An HTTP GET of `http://127.0.0.1:<port><path>` answers below 500. */
+  | { http: string; port: number }
+  /** A TCP connection to 127.0.0.1:<port> is accepted. */
+  | { tcp: number }
+  /** The command exits 0 inside the service (a string under /bin/sh -c, an array exec'd as is). */
+  | { command: string | string[] };
+
+/**
+ * A service a case needs beside the delivery (a fixture API, a database, a compose service): started before the
+ * case in the case's own network namespace (loopback only; `name` resolves to 127.0.0.1 there), removed with it.
+ */
+export interface ServiceSpec {
+  /** Host name inside the pod, and how errors and logs name the service. */
+  name: string;
+  /** A local image (heldout pulls nothing); already mapped and built by the caller. */
+  image: string;
+  /** A string runs under /bin/sh -c (the image's entrypoint bypassed); an array replaces the image's CMD; none: the image's own. */
+  command?: string | string[];
+  env?: Record<string, string>;
+  /** Evaluator-owned files, mounted read-only into this service only. */
+  files?: { hostPath: string; containerPath: string }[];
+  /** None: ready once it runs. */
+  ready?: ServiceReady;
+  /** Seconds the service has to become ready. */
+  timeoutSeconds: number;
+  /** Defaults: 1024 MiB, 1 cpu, 256 pids. */
+  limits?: { memoryMb?: number; cpus?: number; pids?: number };
+  /** `uid[:gid]` to run as; default the image's user. */
+  user?: string;
+}
+
 export interface SandboxSpec {
   /** Labels every container of the run, so SIGINT handling and `heldout gc` find them. */
   runId: string;
@@ -77,6 +110,35 @@ export interface SandboxSpec {
    * needs. A path that contains the staging, output or delivery directory is never hidden.
    */
   hidePaths?: string[];
+  /** The case's services (issue 19), in start order: each is ready before the next starts, all before the case. */
+  services?: ServiceSpec[];
+  /** Host directory that receives `<service>.log` of each service after the case (evidence); default none kept. */
+  serviceLogDir?: string;
+}
+
+/** A Dockerfile build a commission's environment or a service asks for (issue 19). */
+export interface BuildRequest {
+  /** Names the image (`heldout/build-<name>:<digest>`) and the build in messages. */
+  name: string;
+  /** Host directory sent as the build context. */
+  context: string;
+  /** Relative to the context; default `Dockerfile`. */
+  dockerfile?: string;
+  args?: Record<string, string>;
+  /** Where the build's log is written (kept as evidence; a cache hit says so there). */
+  logFile?: string;
+}
+
+/** A built (or cached) image. */
+export interface BuiltImageRef {
+  image: string;
+  id: string;
+  /** sha256 of the context as sent (`.dockerignore` applied), the Dockerfile's name, the build args, the bases' ids. */
+  digest: string;
+  /** True when an image of the same digest was there already and nothing was built. */
+  cached: boolean;
+  /** The images the Dockerfile starts or copies from (all present on the engine). */
+  baseImages: string[];
 }
 
 /** What one execution did; gates are computed from it (DESIGN §4). */
@@ -99,6 +161,16 @@ export interface ExecutionOf<Isolation extends string = string> {
   outputs: string[];
   /** Guarantees this backend could not give on this machine (e.g. "no network namespace"); empty for docker. */
   weakerIsolation: string[];
+  /** The case's services as they ran (issue 19). */
+  services?: ServiceRecord[];
+}
+
+/** A case service as it ran: its image, how long it took to be ready, and its log file (in `serviceLogDir`) if kept. */
+export interface ServiceRecord {
+  name: string;
+  image: string;
+  readyMs: number;
+  log: string | null;
 }
 
 /** What `cleanup` removed, counted by the kind of thing (containers, volumes, cgroups, …), and what it `kept`. */
@@ -126,6 +198,11 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
   run(spec: SandboxSpec, options?: { signal?: AbortSignal }): Promise<ExecutionOf<Isolation>>;
   /** Where a `spec.mounts` entry is seen from inside this backend's sandbox (the path a command must name). */
   mountPoint(mount: { hostPath: string; containerPath: string }): string;
+  /**
+   * Builds an image from a Dockerfile where this backend runs its sandboxes, or finds it cached by its context's
+   * digest; rejects naming a base image the engine lacks (heldout pulls nothing). Absent: this backend runs no images.
+   */
+  build?(request: BuildRequest): Promise<BuiltImageRef>;
   /**
    * Removes every leftover labelled with `runId` (or every heldout leftover when omitted), counted by kind. With
    * `keepLive`, what a live process still owns stays (a sweep then takes only what dead runs left), counted as

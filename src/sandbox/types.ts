@@ -5,7 +5,18 @@
 import type { BackendOf, ExecutionOf } from './protocol.js';
 import type { BACKENDS } from './registry.js';
 
-export type { CleanupOptions, GatewayAttachment, Removed, SandboxLimits, SandboxSpec } from './protocol.js';
+export type {
+  BuildRequest,
+  BuiltImageRef,
+  CleanupOptions,
+  GatewayAttachment,
+  Removed,
+  SandboxLimits,
+  SandboxSpec,
+  ServiceReady,
+  ServiceRecord,
+  ServiceSpec,
+} from './protocol.js';
 
 /** The registered backends (`docker`, `process`, `swarm`: docker isolation scheduled as Swarm services). */
 export type BackendName = keyof typeof BACKENDS;

@@ -20,14 +20,27 @@ export interface RunResult {
  */
 export async function runHeldout(
   options: HeldoutOptions,
-  run: { reporters?: (string | Reporter)[]; filters?: string[] } = {},
+  run: {
+    reporters?: (string | Reporter)[];
+    filters?: string[];
+    silent?: boolean;
+    /** Vitest's `-t`: only cases whose test name matches run; the report marks the run partial. */
+    testNamePattern?: string;
+  } = {},
 ): Promise<RunResult> {
   const before = process.exitCode;
   process.exitCode = undefined;
   const vitest = await startVitest(
     'test',
     run.filters ?? [],
-    { run: true, watch: false, config: false, passWithNoTests: false },
+    {
+      run: true,
+      watch: false,
+      config: false,
+      passWithNoTests: false,
+      ...(run.silent ? { silent: true } : {}),
+      ...(run.testNamePattern ? { testNamePattern: run.testNamePattern } : {}),
+    },
     { plugins: [heldout(options)], test: { include: [], reporters: run.reporters ?? ['default'] } },
   );
   await vitest.close();

@@ -16,6 +16,12 @@ export interface HeldoutOptions {
   /** Trials per case (default: the commission's). */
   trials?: number;
   sandbox?: SandboxKind;
+  /**
+   * Image map for machines without a registry: `{ "ubuntu:24.04": "heldout/runtime:1" }` runs the second wherever a
+   * commission names the first (or builds on it, skipping the build), over each commission's own `images`; the
+   * report names every substitution on the rows it affects.
+   */
+  images?: Record<string, string>;
   gate?: GateThresholds;
   /** Report directory (default `reports/<run-id>`). */
   out?: string;
@@ -28,6 +34,11 @@ export interface HeldoutOptions {
   freeze?: string | false;
   /** Print the per-commission table when the run ends (default true). */
   table?: boolean;
+  /**
+   * Progress lines while cases run, a line per finished case at most every 2 s and a heartbeat (done/total,
+   * failures, elapsed, ETA): `auto` (default) when stdout is not a terminal (CI) and Vitest is not `--silent`.
+   */
+  progress?: boolean | 'auto';
   /**
    * Continue an interrupted run into the same `out`: cases already graded for the same delivery digest keep their
    * verdicts, cases lost to infrastructure (and cases never reached) run.

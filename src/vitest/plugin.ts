@@ -110,6 +110,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         judgeCache:
           options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
+        ...(options.images ? { images: options.images } : {}),
       };
       plans.set(commissionDir, plan);
     }
@@ -147,7 +148,15 @@ export function heldout(options: HeldoutOptions): Plugin {
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };
       v.onAfterSetServer(() => {
         if (!v.reporters.some((r) => r instanceof HeldoutReporter)) {
-          v.reporters.push(new HeldoutReporter({ out: out(), gate: options.gate ?? {}, runId, table: options.table }));
+          v.reporters.push(
+            new HeldoutReporter({
+              out: out(),
+              gate: options.gate ?? {},
+              runId,
+              table: options.table,
+              progress: options.progress,
+            }),
+          );
         }
       });
     },

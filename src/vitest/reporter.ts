@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
 import {
+  type GateContext,
   type GateThresholds,
+  gateMessages,
   gateViolations,
+  type NotRunCase,
+  readSummary,
   renderTable,
   type Summary,
   summarizeMetas,
+  summaryPathOf,
   writeReport,
 } from '../report/index.js';
 import type { CaseMeta } from '../run/index.js';
+import { Progress } from './progress.js';
 
 // The pure aggregation and gate live in the report part; `heldout/reporter` has always exported them too.
 export { gateViolations, summarizeMetas };
@@ -24,45 +30,109 @@ export interface HeldoutReporterOptions {
   runId?: string;
   /** Print the per-commission table (default true). */
   table?: boolean;
+  /**
+   * Progress lines while cases run (done/total, failures, elapsed, ETA): `auto` (default) prints them when stdout
+   * is not a terminal (CI logs) unless Vitest runs `--silent`; true always; false never.
+   */
+  progress?: boolean | 'auto';
+}
+
+/** The gate's baseline run, read when the run ends (a missing or invalid file fails the gate, naming it). */
+async function readBaseline(gate: GateThresholds): Promise<GateContext['baseline']> {
+  const v = gate.noRegressionVs;
+  if (v === undefined) return undefined;
+  const file = await summaryPathOf(typeof v === 'string' ? v : v.summary);
+  try {
+    return { summary: await readSummary(file), path: file };
+  } catch (err) {
+    return { error: (err as Error).message, path: file };
+  }
 }
 
 /**
  * The heldout reporter: when the run ends, aggregates every test's `task.meta.heldout` into `summary.json`,
- * `report.md`, `index.html` and `junit.xml` (written atomically), prints the per-commission table, and turns the
- * run red when the gate does not hold. Works the same on `--merge-reports`, which replays the metas.
+ * `report.md`, `index.html` and `junit.xml` (written atomically), with the gate evaluated and recorded and the cases
+ * that were planned but not run named (`partial`); prints the per-commission table and the gate, and turns the run
+ * red when the gate does not hold. Works the same on `--merge-reports`, which replays the metas.
  */
 export class HeldoutReporter implements Reporter {
   private startedAt = new Date().toISOString();
+  private vitest: Vitest | null = null;
+  private progress: Progress | null = null;
   /** The last summary written, for programmatic callers (`heldout run`). */
   summary: Summary | null = null;
   violations: string[] = [];
 
   constructor(private readonly options: HeldoutReporterOptions) {}
 
+  onInit(vitest: Vitest): void {
+    this.vitest = vitest;
+  }
+
   onTestRunStart(): void {
     this.startedAt = new Date().toISOString();
+    const want = this.options.progress ?? 'auto';
+    const silent = Boolean(this.vitest?.config.silent);
+    if (want === true || (want === 'auto' && !process.stdout.isTTY && !silent)) {
+      this.progress = new Progress({ write: (line) => process.stderr.write(`${line}\n`) });
+    }
+  }
+
+  onTestModuleCollected(mod: TestModule): void {
+    if (!this.progress) return;
+    let n = 0;
+    for (const t of mod.children.allTests()) if (t.meta().heldoutCase && t.options.mode === 'run') n++;
+    this.progress.planned(n);
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    if (!this.progress || !test.meta().heldoutCase) return;
+    const state = test.result().state;
+    if (state === 'skipped' || state === 'pending') return;
+    this.progress.finished(state === 'failed', test.meta().heldout?.grade.status === 'infra-error');
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    this.progress?.stop();
     const metas: CaseMeta[] = [];
+    const notRun: NotRunCase[] = [];
+    let planned = 0;
     // A case that threw (a refused delivery, a tampered tree) has no grade: the gate must not pass over it.
     let ungraded = 0;
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         const meta = test.meta().heldout;
-        if (meta) metas.push(meta);
-        else if (test.result().state === 'failed') ungraded++;
+        const plan = test.meta().heldoutCase;
+        if (meta || plan) planned++;
+        if (meta) {
+          metas.push(meta);
+          continue;
+        }
+        const failed = test.result().state === 'failed';
+        if (failed) ungraded++;
+        if (!plan) continue;
+        const filtered = test.options.mode === 'skip' || test.options.mode === 'todo';
+        notRun.push({ ...plan, why: failed ? 'no-grade' : filtered ? 'filtered' : 'not-reached' });
       }
     }
     if (metas.length === 0) return;
+    const gate = this.options.gate ?? {};
     const runId = this.options.runId ?? metas[0].runId;
     const sandbox = metas.some((m) => m.sandbox === 'process') ? 'process' : 'docker';
-    const summary = summarizeMetas(metas, { id: runId, startedAt: this.startedAt, sandbox, version: VERSION });
+    const shard = this.vitest?.config.shard;
+    const hasGate = Object.keys(gate).length > 0;
+    const summary = summarizeMetas(
+      metas,
+      { id: runId, startedAt: this.startedAt, sandbox, version: VERSION },
+      {
+        gate,
+        gateContext: { baseline: await readBaseline(gate), ungraded: hasGate ? ungraded : 0 },
+        coverage: { planned, notRun, shard: shard ? `${shard.index}/${shard.count}` : null },
+      },
+    );
     await writeReport(this.options.out, summary);
     this.summary = summary;
-    this.violations = gateViolations(summary, this.options.gate ?? {});
-    if (ungraded > 0 && Object.keys(this.options.gate ?? {}).length > 0)
-      this.violations.push(`${ungraded} case test(s) failed without a grade (see the errors above)`);
+    this.violations = gateMessages(summary.gate);
     if (this.options.table !== false) {
       const weaker = [...new Set(metas.flatMap((m) => m.weakerIsolation))];
       process.stdout.write(`\n${renderTable(summary)}\n`);
@@ -70,6 +140,7 @@ export class HeldoutReporter implements Reporter {
         const title = sandbox === 'process' ? 'process sandbox — weaker isolation' : 'sandbox notes';
         process.stdout.write(`${title}:\n${weaker.map((w) => `  - ${w}`).join('\n')}\n`);
       }
+      if (summary.partial) process.stdout.write(`heldout: partial run: ${summary.partial.reason}\n`);
       process.stdout.write(`heldout report: ${path.relative(process.cwd(), this.options.out) || '.'}/index.html\n`);
       // Refused cases (a delivery that changed during the run) never ran: say so beside the figures they are not in.
       if (ungraded > 0)
@@ -77,9 +148,14 @@ export class HeldoutReporter implements Reporter {
           `heldout: ${ungraded} case test(s) have no grade and are not in the report (refused, or an error: see above)\n`,
         );
     }
-    if (this.violations.length > 0) {
+    const { verdict } = summary.gate;
+    if (verdict === 'fail') {
       process.stdout.write(`heldout gate failed:\n${this.violations.map((v) => `  - ${v}`).join('\n')}\n`);
-      process.exitCode = 1;
+    } else if (verdict === 'not-evaluated') {
+      process.stdout.write(`heldout gate not evaluated: ${summary.gate.reason}\n`);
+    } else if (verdict === 'pass' && this.options.table !== false) {
+      process.stdout.write(`heldout gate holds (${summary.gate.conditions.length} conditions met)\n`);
     }
+    if (this.violations.length > 0) process.exitCode = 1;
   }
 }

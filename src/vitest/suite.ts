@@ -1,12 +1,14 @@
 import { afterAll, describe, test } from 'vitest';
 import { loadCommission } from '../commission/index.js';
 import { familyStrategy } from '../grading/index.js';
-import { type CaseMeta, failureSummary, RunSession, type SuitePlan } from '../run/index.js';
+import { type CaseMeta, failureSummary, type PlannedCase, RunSession, type SuitePlan } from '../run/index.js';
 
 declare module 'vitest' {
   interface TaskMeta {
     /** The grading of a heldout case × trial; plain JSON, so blob reports and `--merge-reports` carry it. */
     heldout?: CaseMeta;
+    /** Which case × trial the test is, set at collection: the reporter names the cases a filter left out. */
+    heldoutCase?: PlannedCase;
   }
 }
 
@@ -44,7 +46,14 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
           for (const caseRef of commission.cases[split]) {
             for (let trial = 1; trial <= trials; trial++) {
               const name = trials > 1 ? `${caseRef.id} · trial ${trial}` : caseRef.id;
-              test(name, { timeout }, async ({ task }) => {
+              const heldoutCase: PlannedCase = {
+                commission: commission.config.id,
+                delivery: delivery.label,
+                split,
+                id: caseRef.id,
+                trial,
+              };
+              test(name, { timeout, meta: { heldoutCase } }, async ({ task }) => {
                 const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
                 task.meta.heldout = meta;
                 if (meta.refused) throw new CaseFailure(`refused: ${meta.refused}`);

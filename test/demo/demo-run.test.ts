@@ -1,8 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { heldout } from '../helpers/cli.js';
+import { expectValidSummary } from '../report/summary-json-schema.js';
 
 // The README's main job, end to end: every example commission × each of its example deliveries × both splits.
 describe('heldout demo', () => {
@@ -23,7 +26,11 @@ describe('heldout demo', () => {
   test('writes the whole report and prints the table', () => {
     for (const f of ['summary.json', 'report.md', 'index.html', 'junit.xml'])
       expect(existsSync(path.join(out, f)), f).toBe(true);
-    expect(summary.schema).toBe('heldout/summary@1');
+    expect(summary.schema).toBe('heldout/summary@2');
+    expectValidSummary(summary);
+    // The demo sets no gate, and every planned case ran.
+    expect(summary.gate).toMatchObject({ verdict: 'none', conditions: [] });
+    expect(summary.partial).toBeNull();
     expect(new Set(summary.commissions.map((c: any) => c.family))).toEqual(
       new Set(['creation', 'editing', 'optimization']),
     );
@@ -45,6 +52,9 @@ describe('heldout demo', () => {
     expect(held.gap).toBeCloseTo(dev.result.mean - held.result.mean, 9);
     expect(held.failureModes.hardCodedDevStrings.length).toBeGreaterThan(0);
     expect(held.failureModes.hardCodedDevStrings).toContain('ledger-sync');
+    expect(held.verdict).toBe('fail');
+    expect(held.flags).toEqual(expect.arrayContaining(['fidelity-gap', 'dev-strings']));
+    expect(entry('log-triage', 'reference', 'heldout')).toMatchObject({ verdict: 'pass', flags: [] });
   });
 
   test('every held-out case of the hollow delivery fails a gate, and its completion claim is contradicted', () => {
@@ -59,6 +69,9 @@ describe('heldout demo', () => {
     for (const c of broken.cases) {
       expect(c.passed).toBe(false);
       expect(c.reason).toMatch(/μ_reg failed/);
+      // Which of the product's own tests broke, not a flattened tail of the suite's output.
+      expect(c.reason).toMatch(/\d+ of \d+ tests failed: test_\w+\.\w+\.test_\w+/);
+      expect(c.editing.failedTests.length).toBeGreaterThan(0);
     }
     expect(entry('todo-due-dates', 'reference', 'heldout').result.mean).toBe(100);
   });
@@ -73,5 +86,48 @@ describe('heldout demo', () => {
     expect(o.wins + o.losses + o.ties).toBe(cand.cases.length);
     expect(o.signTestP).toBeGreaterThan(0);
     expect(o.signTestP).toBeLessThanOrEqual(1);
+  });
+
+  test('index.html in Chromium: the overfit row is marked and its dev strings are listed once', async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : r.abort()));
+      await page.goto(pathToFileURL(path.join(out, 'index.html')).href);
+      await page.waitForSelector('html[data-ready="true"]');
+      const row = page.locator(
+        '#summary-table tr[data-commission="log-triage"][data-delivery="overfit"][data-split="heldout"]',
+      );
+      expect(await row.getAttribute('class')).toBe('verdict-fail flagged');
+      expect(await row.locator('td[data-col="verdict"]').textContent()).toBe('fail');
+      expect(await row.locator('td[data-col="flags"]').textContent()).toContain('dev-strings');
+      const color = await row
+        .locator('td')
+        .first()
+        .evaluate((td) => (globalThis as any).getComputedStyle(td).boxShadow);
+      expect(color).toContain('rgb(179, 38, 30)');
+      const ref = page.locator(
+        '#summary-table tr[data-commission="log-triage"][data-delivery="reference"][data-split="heldout"]',
+      );
+      expect(await ref.getAttribute('class')).toBe('verdict-pass');
+      const listed = page.locator(
+        '#findings .finding[data-commission="log-triage"][data-delivery="overfit"] ul.dev-strings li',
+      );
+      const held = entry('log-triage', 'overfit', 'heldout');
+      expect(await listed.allTextContents()).toEqual(held.failureModes.hardCodedDevStrings);
+      await expect(page.locator('#findings .finding').count()).resolves.toBe(1);
+      expect(await page.locator('#gate').getAttribute('data-verdict')).toBe('none');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('report.md lists the dev strings once per delivery and explains other gate and ceiling hit/set', () => {
+    const md = readFileSync(path.join(out, 'report.md'), 'utf8');
+    expect(md.match(/dev-case strings in the delivery's source/g)).toHaveLength(1);
+    expect(md).toMatch(/\*\*other gate\*\*: oom, a missing or invalid artifact/);
+    expect(md).toMatch(/\*\*Ceiling hit\*\*: .*\*\*set\*\*: the Result equals a ceiling/);
+    expect(md).toContain('## Family scores');
+    expect(md).toContain('## Legend');
   });
 });

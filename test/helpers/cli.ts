@@ -22,3 +22,18 @@ export async function heldout(args: string[], options: { cwd?: string; env?: Nod
     };
   }
 }
+
+/** `heldout run tasks/log-triage` on one of its example deliveries in the process sandbox, into `out`. */
+export function runLogTriage(delivery: string, out: string, extra: string[] = []) {
+  return heldout([
+    'run',
+    'tasks/log-triage',
+    '--delivery',
+    `fixtures/deliveries/log-triage-${delivery}`,
+    '--sandbox',
+    'process',
+    '--out',
+    out,
+    ...extra,
+  ]);
+}

@@ -64,3 +64,39 @@ describe('heldout import', () => {
     for (const kind of ['agentswe', 'harbor', 'tau2']) expect(importCommand.help).toContain(`heldout import ${kind}`);
   });
 });
+
+describe('heldout import agentswe', () => {
+  let out: string[] = [];
+  beforeEach(() => {
+    out = [];
+    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  });
+  afterEach(() => vi.restoreAllMocks());
+
+  test('--json gives the table of every source file that IMPORT-NOTES.md ends with', async () => {
+    const src = path.join(fixtures, 'agentswe/optimization/tau3-retail');
+    const code = await importCommand.run({
+      values: { out: path.join(tmp('cli'), 'c'), json: true },
+      positionals: ['agentswe', src],
+    });
+    expect(code).toBe(0);
+    const doc = JSON.parse(out[0]!);
+    expect(doc.ok).toBe(true);
+    expect(doc.sourceFiles).toContainEqual(
+      expect.objectContaining({ source: 'benchmark/task_contract.json', became: 'superseded' }),
+    );
+  });
+
+  test('--profile, --lang and --product belong to agentswe; a refused package exits 2 with the reason', async () => {
+    await expect(
+      importCommand.run({ values: { out: 'x', profile: 'lite-v1.1' }, positionals: ['harbor', 'x'] }),
+    ).rejects.toThrow(/--profile applies to agentswe imports only/);
+    const code = await importCommand.run({
+      values: { out: path.join(tmp('cli'), 'c'), json: true, profile: 'nope' },
+      positionals: ['agentswe', path.join(fixtures, 'agentswe/optimization/tau3-retail')],
+    });
+    expect(code).toBe(2);
+    expect(JSON.parse(out[0]!).missing.join('\n')).toMatch(/--profile nope/);
+  });
+});

@@ -1,46 +1,105 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { classifyGate, normalizeEntry, planRubric, rubricDimensions } from '../../src/importers/index.js';
+import {
+  chooseDimensions,
+  classifyGate,
+  normalizeEntry,
+  planRubric,
+  rubricDimensions,
+  scanRules,
+  zeroConditions,
+} from '../../src/importers/index.js';
 
 const title = fc.stringMatching(/^[A-Z][a-z]{2,8}( [a-z]{2,8}){0,3}$/);
 const styles = [
   (t: string, w: number, i: number) => `## ${i + 1}. ${t} — ${w} points`,
   (t: string, w: number) => `## ${t} (${w})`,
-  (t: string, w: number) => `### ${t}: ${w} pts`,
+  (t: string, w: number) => `## ${t}: ${w} pts`,
   (t: string, w: number) => `## **${t}** [${w}]`,
+  (t: string, w: number, i: number) => `## ${i + 1}. ${t} - ${w} Points`,
+  (t: string, w: number, i: number) => `## ${i + 1}. ${t} (${w} points)`,
+  (t: string, w: number) => `## \`${t.toLowerCase().replace(/ /g, '_')}\` (0–${w})`,
 ];
 
+/** Splits 100 into n positive integer weights. */
+const weightsOf = (n: number, seed: number) => {
+  const w = Array.from({ length: n }, (_, i) => 1 + ((seed * (i + 7)) % 13));
+  w[n - 1] = 100 - w.slice(0, -1).reduce((s, x) => s + x, 0);
+  return w;
+};
+
 describe('reading a Markdown rubric', () => {
-  test.prop([fc.uniqueArray(title, { minLength: 1, maxLength: 6 }), fc.integer({ min: 0, max: styles.length - 1 })])(
-    'finds every weighted heading whatever its style, with its body',
-    (titles, style) => {
-      const weights = titles.map((_, i) => i + 1);
+  test.prop([
+    fc.uniqueArray(title, { minLength: 2, maxLength: 6, selector: (t) => t.toLowerCase().replace(/ /g, '_') }),
+    fc.integer({ min: 0, max: styles.length - 1 }),
+    fc.integer({ min: 1, max: 50 }),
+    fc.boolean(),
+  ])(
+    'the weighted headings below the title are the dimensions, whatever their style; a weighted H1 never is',
+    (titles, style, seed, weightedTitle) => {
+      const weights = weightsOf(titles.length, seed);
       const md = [
-        '# Rubric',
+        weightedTitle ? '# Final-Artifact Rubric (100 points)' : '# Final-Artifact Rubric',
         '',
         'Preamble.',
         '',
         ...titles.flatMap((t, i) => [styles[style]!(t, weights[i]!, i), '', `Body of ${t}.`, '']),
       ].join('\n');
-      const dims = rubricDimensions(md);
-      expect(dims.map((d) => [d.title, d.weight, d.body])).toEqual(
-        titles.map((t, i) => [t, weights[i], `Body of ${t}.`]),
+      const chosen = chooseDimensions(md);
+      expect('dimensions' in chosen).toBe(true);
+      if (!('dimensions' in chosen)) return;
+      expect(chosen.dimensions.map((d) => d.weight)).toEqual(weights);
+      expect(chosen.dimensions.map((d) => d.body)).toEqual(titles.map((t) => `Body of ${t}.`));
+      expect(chosen.dimensions.some((d) => /Rubric/.test(d.title))).toBe(false);
+    },
+  );
+
+  test.prop([fc.uniqueArray(title, { minLength: 2, maxLength: 6 }), fc.integer({ min: 1, max: 50 })])(
+    'a weight table (with a Total row) is read when no heading set sums to 100',
+    (titles, seed) => {
+      const weights = weightsOf(titles.length, seed);
+      const md = [
+        '# τ³-bench Rubric (100 points)',
+        '',
+        'Execution failures receive zero: the harness cannot launch.',
+        '',
+        '| Dimension | Weight | Observable object |',
+        '|---|---:|---|',
+        ...titles.map((t, i) => `| ${t} | ${weights[i]} | what ${t} is |`),
+        '| **Total** | **100** | |',
+      ].join('\n');
+      const chosen = chooseDimensions(md);
+      expect('dimensions' in chosen && chosen.dimensions.map((d) => [d.title, d.weight, d.body])).toEqual(
+        titles.map((t, i) => [t, weights[i], `what ${t} is`]),
       );
     },
   );
 
-  test('reads a weight table when no heading carries a weight', () => {
-    const md =
-      '# R\n\n| Dimension | Weight | What |\n|---|---:|---|\n| Task completion | 60 | does it |\n| Honesty | 40 | tells truth |\n| Total | 100 | |\n';
-    expect(rubricDimensions(md)).toEqual([
-      { title: 'Task completion', weight: 60, body: 'does it' },
-      { title: 'Honesty', weight: 40, body: 'tells truth' },
-    ]);
+  test('every table header form the 25 tasks use is a dimension table; cap tables are not', () => {
+    for (const header of [
+      '| Dimension | Points | Evidence required |',
+      '| Dimension ID | Maximum | Meaning |',
+      '| dimension ID | maximum | What earns credit |',
+      '| axis | points | evidence |',
+      '| dimension | max |',
+      '| Dimension | Points | What earns the points |',
+    ]) {
+      const cols = header.split('|').length - 2;
+      const row = (n: string, w: number) => `| ${n} | ${w} |${cols > 2 ? ' x |' : ''}`;
+      const md = `# R\n\n${header}\n|${'---|'.repeat(cols)}\n${row('`task_outcome`', 60)}\n${row('honesty', 40)}\n`;
+      const chosen = chooseDimensions(md);
+      expect('dimensions' in chosen && chosen.dimensions.map((d) => [d.title, d.weight]), header).toEqual([
+        ['task_outcome', 60],
+        ['honesty', 40],
+      ]);
+    }
+    const caps = '# R\n\n| Observable core failure | Maximum total |\n| --- | ---: |\n| wrong language | 35 |\n';
+    expect('found' in chooseDimensions(caps)).toBe(true);
   });
 
-  test('weights not summing to 100 are a problem, a dimensions JSON overrides heading weights with a note', () => {
+  test('weights that do not sum to 100 are refused naming what was found; a dimensions JSON wins with a note', () => {
     expect(planRubric('## A (30)\n\nx\n\n## B (30)\n\ny\n', undefined).problems).toEqual([
-      'dimension weights sum to 60, not 100',
+      'no set of weighted dimensions sums to 100: found the weighted headings at level 2 (2, sum 60)',
     ]);
     const plan = planRubric('## A (30)\n\nx\n\n## B (30)\n\ny\n', { A: 50, B: 50 });
     expect(plan.problems).toEqual([]);
@@ -51,26 +110,175 @@ describe('reading a Markdown rubric', () => {
     expect(plan.notes.join('\n')).toMatch(/the JSON's weight was used/);
   });
 
-  test('classifies zero-gates into mechanical parts and the rest', () => {
+  test('JSON ids with other names are paired with the rubric by position when the weights agree (deeptutor)', () => {
+    const md =
+      '# R\n\n| Dimension | Points | Evidence required |\n|---|---:|---|\n| Task outcome | 60 | does it |\n| Honest limits | 40 | says so |\n';
+    const plan = planRubric(md, { recovery_correctness: 60, report_faithfulness: 40 });
+    expect(plan.dimensions.map((d) => [d.id, d.text])).toEqual([
+      ['recovery_correctness', '(the rubric\'s "Task outcome")\ndoes it'],
+      ['report_faithfulness', '(the rubric\'s "Honest limits")\nsays so'],
+    ]);
+  });
+
+  test('rubricDimensions keeps reading headings and weight tables (the public helper)', () => {
+    const md =
+      '# R\n\n| Dimension | Weight | What |\n|---|---:|---|\n| Task completion | 60 | does it |\n| Honesty | 40 | tells truth |\n| Total | 100 | |\n';
+    expect(rubricDimensions(md)).toEqual([
+      { title: 'Task completion', weight: 60, body: 'does it' },
+      { title: 'Honesty', weight: 40, body: 'tells truth' },
+    ]);
+  });
+});
+
+describe('zero-score rules, wherever and however a rubric states them', () => {
+  test('every zero statement form of the 25 tasks yields its conditions', () => {
+    const cases: [string, string[]][] = [
+      ['No `translated.pdf` is produced: **0/100**.', ['No `translated.pdf` is produced']],
+      ['If no `deck.pptx` is produced, assign **0/100**.', ['no `deck.pptx` is produced']],
+      [
+        '…exits success without both `solution.patch` and `repair_report.json`: **0 total**.',
+        ['exits success without both `solution.patch` and `repair_report.json`'],
+      ],
+      [
+        'Assign **0 for the entire case** if the agent cannot launch, exceeds the case timeout, produces no target artifacts, or fails the required clean Lean build.',
+        [
+          'the agent cannot launch',
+          'exceeds the case timeout',
+          'produces no target artifacts',
+          'fails the required clean Lean build',
+        ],
+      ],
+      [
+        'Execution failures receive zero: the harness cannot launch, times out, crashes, emits malformed JSONL, omits a target prediction, or violates a hard resource/security contract.',
+        [
+          'the harness cannot launch',
+          'times out',
+          'crashes',
+          'emits malformed JSONL',
+          'omits a target prediction',
+          'violates a hard resource/security contract',
+        ],
+      ],
+      ['1. Preserved executable documentation is deleted: `0`.', ['1. Preserved executable documentation is deleted']],
+    ];
+    for (const [statement, conditions] of cases)
+      expect(zeroConditions(statement).conditions, statement).toEqual(conditions);
+    expect(zeroConditions('Assign **0/100 for the active case** when any of the following is true:').listFollows).toBe(
+      true,
+    );
+  });
+
+  test('zero rules under any heading (or none), the list after an intro, never a dimension\'s own "zero" band', () => {
+    const md = [
+      '# Final Artifact Rubric (100 points)',
+      '',
+      'Apply the harness first. Assign **0 for the entire case** if the agent cannot launch, or omits a requested target.',
+      '',
+      '## Execution and validity gates',
+      '',
+      'Assign **0/100 for the active case** when any of the following is true:',
+      '',
+      '- `answer.json`, `queries.json`, and `chart.json` are collectively absent/uninspectable.',
+      '- The run violates network boundaries.',
+      '',
+      'A parseable but wrong bundle receives an ordinary rubric score.',
+      '',
+      '## 1. Correctness — 60 points',
+      '',
+      '- **Zero within dimension:** no correct number: **0**.',
+      '',
+      '## 2. Honesty — 40 points',
+      '',
+      'Body.',
+    ].join('\n');
+    const scan = scanRules(md, ['Correctness', 'Honesty']);
+    expect(scan.zero.map((z) => z.text)).toEqual([
+      'the agent cannot launch',
+      'omits a requested target',
+      '`answer.json`, `queries.json`, and `chart.json` are collectively absent/uninspectable',
+      'The run violates network boundaries',
+    ]);
+    expect(scan.foundIn).toEqual(['(preamble)', 'Execution and validity gates']);
+    expect(scan.negative).toEqual(['A parseable but wrong bundle receives an ordinary rubric score.']);
+  });
+
+  test('classifies each condition into what heldout enforces and what it leaves to the judge', () => {
     expect(classifyGate('The command cannot launch or exceeds 300 seconds/2 GiB.')).toMatchObject({
       mechanical: ['exit', 'budget'],
       judged: false,
       seconds: 300,
       memoryMb: 2048,
     });
-    const g = classifyGate('`a.json` is unparseable, `b.csv` has no parseable header, or the output is a transcript.');
-    expect(g).toMatchObject({ mechanical: ['artifacts'], required: ['a.json', 'b.csv'], judged: true });
+    expect(classifyGate('No `findings.json`, `security_report.md`, or evidence manifest is produced')).toMatchObject({
+      required: ['findings.json', 'security_report.md'],
+    });
+    expect(classifyGate('`answer.json`, `queries.json`, and `chart.json` are collectively absent')).toMatchObject({
+      collective: ['answer.json', 'queries.json', 'chart.json'],
+      required: [],
+    });
+    expect(
+      classifyGate('`a.json` is unparseable, `b.csv` has no parseable header, or the output is a transcript.'),
+    ).toMatchObject({
+      parseable: ['a.json', 'b.csv'],
+      judged: true,
+    });
+    expect(classifyGate('emits malformed JSONL').mechanical).toEqual(['jsonl']);
+    expect(classifyGate('omits a target prediction').mechanical).toEqual(['rows']);
+    expect(classifyGate('produces no target artifacts').noTargets).toBe(true);
     expect(classifyGate('The run leaks a credential.')).toMatchObject({ mechanical: [], judged: true });
   });
 
-  test('entry placeholders are mapped by their flag', () => {
+  test('cap tables and "cap … at N/100" sentences are ceilings; a graded cap keeps its formula', () => {
+    const md = [
+      '# R',
+      '',
+      '## Core-Quality Ceilings',
+      '',
+      '| Observable core failure | Maximum total |',
+      '| --- | ---: |',
+      '| Wrong target language | 35 |',
+      '',
+      '## Evidence-bound ceilings',
+      '',
+      '| Id | Ceiling | Condition |',
+      '| --- | --- | --- |',
+      '| c1 | 25 | no ledger |',
+      '| c8 | graded | `16 + 4 x families` |',
+      '',
+      '## Failure rules',
+      '',
+      '- If `review.html` is missing, cap the otherwise earned score at **20/100**.',
+    ].join('\n');
+    const scan = scanRules(md, []);
+    expect(scan.ceilings.map((c) => [c.id, c.max])).toEqual([
+      [null, 35],
+      ['c1', 25],
+      ['c8', null],
+      [null, 20],
+    ]);
+  });
+});
+
+describe('entry placeholders', () => {
+  test('are mapped by their name, then by their flag; unknown ones are kept and reported', () => {
     expect(normalizeEntry('python run_agent.py \\\n  --input <case/input.md> \\\n  --output <out-dir>')).toEqual({
       command: 'python run_agent.py --input {input} --output {output}',
+      unknown: [],
+    });
+    expect(
+      normalizeEntry('python run_harness.py --input <input.jsonl> --output <predictions.jsonl> --run-dir <run_dir>'),
+    ).toEqual({
+      command:
+        'python run_harness.py --input {case}/assets/input.jsonl --output {output}/predictions.jsonl --run-dir {run}',
       unknown: [],
     });
     expect(normalizeEntry('x --input=<in> --seed <n>')).toEqual({
       command: 'x --input={input} --seed <n>',
       unknown: ['--seed <n>'],
     });
+    expect(
+      normalizeEntry('python -m aider.worktree_plan_adapter --request <request.json> --response <response.json>')
+        .unknown,
+    ).toEqual(['--request <request.json>', '--response <response.json>']);
   });
 });

@@ -3,6 +3,7 @@ import {
   COLUMNS,
   type ColumnId,
   columnsOf,
+  escapeHtml,
   renderHtml,
   renderJunit,
   renderMarkdown,
@@ -11,10 +12,12 @@ import {
   type ViewName,
 } from '../../src/report/index.js';
 import { sampleSummary } from './sample-summary.js';
+import { expectValidSummary } from './summary-json-schema.js';
 
 // Every renderer maps over the one column registry: these pin that the registry is well-formed and that what each
 // renderer prints is what its view lists, so a column added to COLUMNS appears without touching a renderer.
 const summary = sampleSummary();
+expectValidSummary(summary);
 const views = Object.keys(VIEWS) as ViewName[];
 
 describe('the column registry', () => {
@@ -64,7 +67,9 @@ describe('each renderer prints its view', () => {
   test("index.html's results table has a cell per html column, data-col being the column id", () => {
     const html = renderHtml(summary);
     const cols = columnsOf('html');
-    expect(html).toContain(`<thead><tr>${cols.map((c) => `<th>${c.header}</th>`).join('')}</tr></thead>`);
+    expect(html).toContain(
+      `<thead><tr>${cols.map((c) => `<th title="${escapeHtml(c.caption)}">${escapeHtml(c.header)}</th>`).join('')}</tr></thead>`,
+    );
     const row = html.match(/<tr data-row="0"[^>]*>(.*?)<\/tr>/)![1];
     expect([...row.matchAll(/data-col="([^"]+)"/g)].map((m) => m[1])).toEqual(cols.map((c) => c.id));
   });

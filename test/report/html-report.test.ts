@@ -2,10 +2,12 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { writeReport } from '../../src/report/index.js';
+import { columnsOf, writeReport } from '../../src/report/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { HOSTILE, sampleSummary } from './sample-summary.js';
+import { expectValidSummary } from './summary-json-schema.js';
 
 const summary = sampleSummary();
 const held = summary.commissions[0];
@@ -18,19 +20,8 @@ beforeAll(async () => {
   const out = await mkdtemp(join(tmpdir(), 'heldout-html-'));
   const paths = await writeReport(out, summary);
   junit = await readFile(paths.junit, 'utf8');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  expectValidSummary(JSON.parse(await readFile(paths.summary, 'utf8')));
+  browser = await launchChromium();
   page = await browser.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
@@ -143,5 +134,69 @@ describe('index.html in headless Chromium', () => {
     expect(parsed.error).toBe(0);
     expect(parsed.cases).toBe(summary.commissions.reduce((s, c) => s + c.cases.length, 0));
     expect(parsed.hostile).toContain('<script>window.__pwned=1</script>');
+  });
+});
+
+describe('the verdict, the gate and the evidence, seen', () => {
+  test('a failed gate: the gate box says FAIL, in red, with each condition, its value and what fell short', async () => {
+    const gated = sampleSummary({ gate: { minResult: 45, maxGap: 10 } });
+    expect(gated.gate.verdict).toBe('fail');
+    const out = await mkdtemp(join(tmpdir(), 'heldout-html-gate-'));
+    const paths = await writeReport(out, gated);
+    expectValidSummary(JSON.parse(await readFile(paths.summary, 'utf8')));
+    const p = await browser.newPage();
+    await p.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
+    await p.goto(pathToFileURL(paths.html).href);
+    await p.waitForSelector('html[data-ready="true"]');
+    const box = p.locator('#gate');
+    expect(await box.getAttribute('data-verdict')).toBe('fail');
+    expect(await box.locator('.gate-verdict').textContent()).toBe('FAIL');
+    expect(await box.evaluate((b) => (globalThis as any).getComputedStyle(b).borderTopColor)).toBe('rgb(179, 38, 30)');
+    expect(await box.locator('.gate-thresholds').textContent()).toBe('Thresholds: minResult 45 · maxGap 10');
+    const unmet = box.locator('table.gate-conditions tr.unmet');
+    const messages = await unmet.locator('td:last-child').allTextContents();
+    expect(messages).toEqual(gated.gate.conditions.filter((c) => !c.met).map((c) => c.message));
+    expect(messages).toContain('csv-report (overfit): held-out Result 27.0 < minResult 45');
+    expect(messages).toContain('csv-report (reference): fidelity gap 40.5 > maxGap 10');
+    const met = box.locator('table.gate-conditions tr.met[data-condition="minResult"][data-delivery="reference"]');
+    expect(await met.locator('td').nth(3).textContent()).toBe('49.5');
+    // The rows the gate judged take its verdict.
+    expect(await p.locator('#summary-table tr[data-delivery="overfit"]').getAttribute('data-verdict')).toBe('fail');
+    await p.close();
+  });
+
+  test('evidence items are styled by their verdict: all points green, none red, some amber', async () => {
+    await page.click(
+      'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
+    );
+    await page.click('.case-row[data-case="c-01"]');
+    const pass = page.locator('#drilldown .item').first();
+    expect(await pass.getAttribute('data-verdict')).toBe('pass');
+    expect(await pass.evaluate((n) => (globalThis as any).getComputedStyle(n).borderLeftColor)).toBe(
+      'rgb(27, 127, 59)',
+    );
+    expect(await page.locator('#drilldown .dd-gate').getAttribute('class')).toBe('dd-gate pass');
+    await page.click('.case-row[data-case="c-hostile"]');
+    const partial = page.locator('#drilldown .item').first();
+    expect(await partial.getAttribute('data-verdict')).toBe('partial');
+    expect(await partial.locator('.verdict').textContent()).toBe('partial');
+    await page.click('.case-row[data-case="c-03"]');
+    expect(await page.locator('#drilldown .dd-gate').getAttribute('class')).toBe('dd-gate fail');
+  });
+
+  test('every column has a caption in the legend and as its header tooltip; the dev strings are listed', async () => {
+    for (const col of columnsOf('html')) {
+      const dd = page.locator(`#legend dt[data-col="${col.id}"] + dd`);
+      expect((await dd.textContent())?.length, col.id).toBeGreaterThan(10);
+      expect(
+        await page.locator('#summary-table thead th').nth(columnsOf('html').indexOf(col)).getAttribute('title'),
+      ).toBe(col.caption);
+    }
+    expect(await page.locator('.finding[data-delivery="overfit"] ul.dev-strings li').allTextContents()).toEqual([
+      'ACME-2231',
+    ]);
+    expect(await page.locator('#summary-table tr[data-delivery="overfit"]').getAttribute('class')).toBe(
+      'verdict-fail flagged',
+    );
   });
 });

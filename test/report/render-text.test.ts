@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { renderJunit, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { sampleSummary } from './sample-summary.js';
+import { expectValidSummary } from './summary-json-schema.js';
 
 const summary = sampleSummary();
 const held = summary.commissions[0];
+expectValidSummary(summary);
 
 describe('console table', () => {
   test('one line per entry with Result, CI, pass^1, pass^k, gap, S and gate failures', () => {
@@ -26,7 +28,7 @@ describe('report.md', () => {
   test('tables the entries, gap closure and failing cases with their gate or shortfall', () => {
     const md = renderMarkdown(summary);
     expect(md).toContain('# heldout report — run-2025-01-02');
-    expect(md).toContain(`| csv-report | reference | heldout | 4 | ${held.result.mean!.toFixed(1)} |`);
+    expect(md).toContain(`| csv-report | reference | heldout | fail | 4 | ${held.result.mean!.toFixed(1)} |`);
     expect(md).toMatch(/## Gap closure[\s\S]*\| speedup \| reference \| heldout \|/);
     expect(md).toContain('`c-03` #1: gate timeout failed: killed after 600 s');
     expect(md).toMatch(
@@ -59,5 +61,62 @@ describe('junit.xml', () => {
     expect(xml).not.toContain('<script>');
     expect(xml).not.toContain('\u0001');
     expect(xml).toContain('&lt;script&gt;');
+  });
+});
+
+describe('junit.xml names and properties', () => {
+  test('classname + name is unique across deliveries and splits, the delivery in the classname', () => {
+    const xml = renderJunit(summary);
+    const ids = [...xml.matchAll(/<testcase classname="([^"]+)" name="([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain('heldout.csv-report.reference.heldout c-01 #1');
+    expect(ids).toContain('heldout.csv-report.overfit.heldout c-01 #1');
+    expect(ids).toContain('heldout.csv-report.reference.dev d-01 #1');
+  });
+
+  test('two deliveries of one commission sharing a label are told apart by digest', () => {
+    const twin = structuredClone(summary);
+    const other = structuredClone(twin.commissions[0]);
+    other.delivery = { ...other.delivery, digest: 'sha256:cccc1234deadbeef' };
+    twin.commissions.push(other);
+    const ids = [...renderJunit(twin).matchAll(/<testcase classname="([^"]+)" name="([^"]+)"/g)].map(
+      (m) => `${m[1]} ${m[2]}`,
+    );
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toContain('heldout.csv-report.reference@cccc1234.heldout c-01 #1');
+  });
+
+  test("each testcase carries heldout's grading as properties", () => {
+    const xml = renderJunit(summary);
+    const hostile = xml.slice(xml.indexOf('name="c-hostile #1"'));
+    const props = hostile.slice(0, hostile.indexOf('</properties>'));
+    expect(props).toContain('<property name="heldout.status" value="graded"/>');
+    expect(props).toContain('<property name="heldout.result" value="35"/>');
+    expect(props).toContain('<property name="heldout.passed" value="false"/>');
+    expect(props).toContain('<property name="heldout.dimension.correctness" value="20.0/60.0 cap 25.0"/>');
+    expect(props).toMatch(/<property name="heldout\.ceiling\.total" value="35\.0: missing units &lt;script&gt;/);
+    expect(props).toContain('<property name="heldout.modelCalls" value="3"/>');
+  });
+
+  test('a gate suite holds a testcase per condition, failed where unmet; not-run cases are skipped testcases', () => {
+    const gated = sampleSummary({
+      gate: { minResult: 45 },
+      coverage: {
+        planned: 14,
+        notRun: [
+          { commission: 'csv-report', delivery: 'reference', split: 'heldout', id: 'c-09', trial: 1, why: 'filtered' },
+        ],
+      },
+      gateContext: {},
+    });
+    const xml = renderJunit(gated);
+    expect(xml).toContain('<testsuite name="heldout gate" tests="4" failures="2"');
+    expect(xml).toContain(
+      '<testcase classname="heldout.gate" name="csv-report · overfit: minResult" time="0.000">\n      <failure message="csv-report (overfit): held-out Result 27.0 &lt; minResult 45" type="gate:minResult"/>',
+    );
+    expect(xml).toContain('<failure message="the run is partial: 1 of 14 planned executions were not run (1 filtered)');
+    expect(xml).toContain(
+      '<testcase classname="heldout.csv-report.reference.heldout" name="c-09 #1" time="0.000">\n      <skipped message="not run: filtered"/>',
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { buildSummary, type Summary, summarizeCommission } from '../../src/report/index.js';
+import { type BuildOptions, buildSummary, type Summary, summarizeCommission } from '../../src/report/index.js';
 import { delivery, gateFailed, grade } from './synthetic-grades.js';
 
 export const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> | & "q" \u0001';
@@ -7,7 +7,7 @@ export const HOSTILE = '<script>window.__pwned=1</script><img src=x onerror="win
  * A small run: the reference delivery on two splits of one commission (so a gap), an overfit delivery, and an
  * optimization commission with a starter. Case c-hostile carries markup and control characters in every text field.
  */
-export function sampleSummary(): Summary {
+export function sampleSummary(options: Omit<BuildOptions, 'run' | 'commissions'> = {}): Summary {
   const overfit = { path: '/deliveries/overfit', digest: 'sha256:bbbb', frozen: true, label: 'overfit' };
   const held = [
     grade({ id: 'c-01', result: 92 }),
@@ -74,6 +74,7 @@ export function sampleSummary(): Summary {
     }),
   ];
   return buildSummary({
+    ...options,
     run: { id: 'run-2025-01-02', startedAt: '2025-01-02T03:04:05.000Z', sandbox: 'docker', version: '0.1.0' },
     commissions,
   });

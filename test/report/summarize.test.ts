@@ -1,7 +1,14 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { gapClosure, signTest } from '../../src/metrics/index.js';
-import { buildSummary, computeGaps, summarizeCommission, summarySchema } from '../../src/report/index.js';
+import {
+  buildSummary,
+  computeGaps,
+  migrateSummary,
+  summarizeCommission,
+  summarySchema,
+} from '../../src/report/index.js';
+import { expectValidSummary } from './summary-json-schema.js';
 import { delivery, gateFailed, grade } from './synthetic-grades.js';
 
 const run = { id: 'run-1', startedAt: '2025-01-02T03:04:05.000Z', sandbox: 'docker' as const, version: '0.1.0' };
@@ -187,10 +194,13 @@ describe('summarizeCommission', () => {
     expect(summarizeCommission({ ...base, cases: b })).toEqual(summarizeCommission({ ...base, cases: a }));
   });
 
-  test.prop([uniqueGrades])('always yields a valid summary@1 with pass^k ≤ pass@k in [0, 1]', (gs) => {
+  test.prop([uniqueGrades], { numRuns: 60 })('always yields a valid summary@2 with pass^k ≤ pass@k in [0, 1]', (gs) => {
     const s = summarizeCommission({ ...base, cases: gs });
     const doc = JSON.parse(JSON.stringify(buildSummary({ run, commissions: [s] })));
     expect(summarySchema.safeParse(doc).error).toBeUndefined();
+    expectValidSummary(doc);
+    const shares = Object.values(s.failureModes.shares) as (number | null)[];
+    if (gs.length > 0) expect(shares.reduce((a: number, x) => a + (x ?? 0), 0)).toBeCloseTo(1, 9);
     for (const k of Object.keys(s.passHatK)) {
       const hat = s.passHatK[k];
       const at = s.passAtK[k];
@@ -210,8 +220,9 @@ describe('summarySchema', () => {
   test('accepts a built summary and rejects one missing or renaming a §14 field', () => {
     const s = summarizeCommission({ ...base, cases: [grade({ id: 'a' }), gateFailed('b', 'error-exit')] });
     const doc = JSON.parse(JSON.stringify(buildSummary({ run, commissions: [s] })));
-    expect(doc.schema).toBe('heldout/summary@1');
+    expect(doc.schema).toBe('heldout/summary@2');
     expect(summarySchema.safeParse(doc).success).toBe(true);
+    expectValidSummary(doc);
 
     const missing = structuredClone(doc);
     delete missing.commissions[0].result.unscored;
@@ -225,5 +236,33 @@ describe('summarySchema', () => {
     const badGate = structuredClone(doc);
     badGate.commissions[0].cases[1].gate = 'crashed';
     expect(summarySchema.safeParse(badGate).success).toBe(false);
+  });
+});
+
+describe('family scores (DESIGN §5)', () => {
+  test('the macro mean of commission Results, their median, and a stratified CI that a re-read document reproduces', () => {
+    const a = summarizeCommission({
+      ...base,
+      id: 'a',
+      cases: [10, 30, 50, 70, 90].map((r, i) => grade({ id: `a${i}`, result: r })),
+    });
+    const b = summarizeCommission({
+      ...base,
+      id: 'b',
+      cases: [grade({ id: 'b0', result: 100 }), grade({ id: 'b1', result: 0 })],
+    });
+    const s = buildSummary({ run, commissions: [a, b] });
+    const [f] = s.families;
+    expect(f).toMatchObject({ family: 'creation', delivery: 'reference', split: 'heldout', commissions: ['a', 'b'] });
+    expect(f.mean).toBe((50 + 50) / 2);
+    expect(f.median).toBe(50);
+    const [lo, hi] = f.ci95!;
+    expect(lo).toBeLessThanOrEqual(50);
+    expect(hi).toBeGreaterThanOrEqual(50);
+    // The macro interval is narrower than commission b's own (its two cases are 0 and 100): a is averaged in.
+    expect(hi - lo).toBeLessThan(b.result.ci95![1] - b.result.ci95![0]);
+    // Read back from JSON (no draws kept), the same families come out: the draws are redrawn with the same seeds.
+    const reread = migrateSummary(JSON.parse(JSON.stringify(s)));
+    expect(reread.families).toEqual(s.families);
   });
 });

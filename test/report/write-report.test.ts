@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { summarySchema, writeReport } from '../../src/report/index.js';
 import { writeFileAtomic } from '../../src/util/index.js';
 import { sampleSummary } from './sample-summary.js';
+import { expectValidSummary } from './summary-json-schema.js';
 
 describe('writeReport', () => {
   test('writes the four files into a fresh directory, leaving no temp files', async () => {
@@ -14,6 +15,7 @@ describe('writeReport', () => {
     expect((await readdir(out)).sort()).toEqual(['index.html', 'junit.xml', 'report.md', 'summary.json']);
     const doc = JSON.parse(await readFile(paths.summary, 'utf8'));
     expect(summarySchema.safeParse(doc).success).toBe(true);
+    expectValidSummary(doc);
     expect(doc).toEqual(JSON.parse(JSON.stringify(summary)));
     expect(await readFile(paths.html, 'utf8')).toMatch(/^<!doctype html>/);
     expect(await readFile(paths.junit, 'utf8')).toMatch(/^<\?xml/);

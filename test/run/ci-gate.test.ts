@@ -1,9 +1,10 @@
-import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { gateViolations } from '../../src/vitest/reporter.js';
-import { heldout } from '../helpers/cli.js';
+import { heldout, runLogTriage } from '../helpers/cli.js';
+import { expectValidSummary } from '../report/summary-json-schema.js';
 import { cleanEnv, execFileP, REPO } from '../scale/figures.js';
 
 // The CI gate (DESIGN §9): thresholds on the held-out figures decide the exit code and name what fell short.
@@ -11,19 +12,7 @@ describe('the CI gate', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-gate-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
   const run = (delivery: string, out: string, gate: string[]) =>
-    heldout([
-      'run',
-      'tasks/log-triage',
-      '--delivery',
-      `fixtures/deliveries/log-triage-${delivery}`,
-      '--sandbox',
-      'process',
-      '--split',
-      'both',
-      '--out',
-      path.join(tmp, out),
-      ...gate,
-    ]);
+    runLogTriage(delivery, path.join(tmp, out), ['--split', 'both', ...gate]);
 
   test('holds for the reference delivery (exit 0)', async () => {
     const r = await run('reference', 'ref', ['--min-result', '80', '--min-pass-hat-k', '0.9', '--max-gap', '10']);
@@ -34,6 +23,23 @@ describe('the CI gate', () => {
   test('fails for the overfit delivery (exit 1), naming the Result, pass^k and the fidelity gap', async () => {
     const r = await run('overfit', 'overfit', ['--min-result', '80', '--min-pass-hat-k', '0.9', '--max-gap', '10']);
     expect(r.code).toBe(1);
+    // summary.json, report.md and index.html say why the job failed, not only the console.
+    const summary = JSON.parse(readFileSync(path.join(tmp, 'overfit', 'summary.json'), 'utf8'));
+    expectValidSummary(summary);
+    expect(summary.gate).toMatchObject({
+      verdict: 'fail',
+      thresholds: { minResult: 80, minPassHatK: 0.9, maxGap: 10 },
+      evaluatedOn: 'all',
+    });
+    expect(summary.gate.conditions.map((c: any) => [c.condition, c.met])).toEqual([
+      ['minResult', false],
+      ['minPassHatK', false],
+      ['maxGap', false],
+    ]);
+    const md = readFileSync(path.join(tmp, 'overfit', 'report.md'), 'utf8');
+    expect(md).toContain('## Gate: FAIL');
+    expect(md).toMatch(/\| log-triage · log-triage-overfit \| minResult \| 80\.0 \| \d+\.\d \| \*\*no\*\* \|/);
+    expect(readFileSync(path.join(tmp, 'overfit', 'index.html'), 'utf8')).toContain('data-verdict="fail"');
     expect(r.out).toMatch(/heldout gate failed/);
     expect(r.out).toMatch(/log-triage \(log-triage-overfit\): held-out Result \d+\.\d < minResult 80/);
     expect(r.out).toMatch(/pass\^1 0\.\d+ < minPassHatK 0\.9/);

@@ -40,6 +40,28 @@ describe('runtime image', () => {
     expect(r.hash).toBe((await runtimeRecipe()).hash);
   });
 
+  test("the tools task verifiers use: bash, coreutils, git, patch, and the host's pytest where a python has it", async () => {
+    const r = await runtimeRecipe();
+    const has = async (cmd: string) =>
+      execFileP('sh', ['-c', `command -v ${cmd}`]).then(
+        () => true,
+        () => false,
+      );
+    for (const t of ['bash', 'git', 'patch', 'sort', 'tr', 'sha256sum', 'timeout']) {
+      if (await has(t)) expect(r.tools, t).toContain(t);
+    }
+    const hostPytest = await execFileP('python3', ['-c', 'import pytest; print(pytest.__version__)']).then(
+      (x) => x.stdout.trim(),
+      () => null,
+    );
+    if (hostPytest !== null && r.python?.version) {
+      const paths = new Set(r.entries.map((e) => e.path));
+      expect(paths.has('usr/bin/pytest')).toBe(true);
+      expect([...paths].some((p) => /\/_pytest\/__init__\.py$/.test(p))).toBe(true);
+      expect([...paths].some((p) => /\/pluggy\/__init__\.py$/.test(p))).toBe(true);
+    }
+  });
+
   test('the tar stream is a valid archive, long names included', async () => {
     const dir = await mkdtemp(join(os.tmpdir(), 'heldout-tar-'));
     try {
@@ -80,6 +102,20 @@ describe('runtime image', () => {
         const info = await docker.getImage(tag).inspect();
         expect(info.Config.Labels['heldout.recipe']).toBe(built.recipeHash);
         expect(info.Config.User).toBe('65534:65534');
+        const inside = await execFileP('docker', [
+          'run',
+          '--rm',
+          '--network',
+          'none',
+          tag,
+          'bash',
+          '-c',
+          'echo "bash $BASH_VERSION"; git --version; patch --version | head -1; if command -v pytest >/dev/null; then cd /tmp && printf "def test_ok():\\n    assert True\\n" > test_x.py && pytest -q -p no:cacheprovider test_x.py | tail -1; fi',
+        ]);
+        expect(inside.stdout).toMatch(/^bash \d/m);
+        expect(inside.stdout).toContain('git version');
+        expect(inside.stdout).toContain('GNU patch');
+        if (built.pytest) expect(inside.stdout).toContain('1 passed');
         const again = await ensureRuntimeImage({ tag });
         expect(again.built).toBe(false);
         expect(again.id).toBe(built.id);

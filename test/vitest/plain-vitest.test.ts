@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { expectValidSummary } from '../report/summary-json-schema.js';
 
 const run = promisify(execFile);
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -110,9 +111,16 @@ export default defineConfig({
     const junit = readFileSync(path.join(dir, 'junit.xml'), 'utf8');
     const cases = [...junit.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1]);
     expect(cases.length).toBe(9);
-    expect(junit).toContain('h01');
+    // What Vitest's own JUnit carries (the README says exactly this): the suite path as the testcase name, the
+    // commission file as its classname, the failure message; none of heldout's grading (task.meta is not written).
+    expect(cases).toContain('log-triage &gt; agent · heldout &gt; h01-jsonl');
+    expect(junit).toMatch(
+      /<testcase classname="commission\/commission\.yaml" name="log-triage &gt; agent · heldout &gt; h01-jsonl"/,
+    );
+    expect(junit).not.toContain('<property');
     const summary = JSON.parse(readFileSync(path.join(dir, 'out/summary.json'), 'utf8'));
-    expect(summary.schema).toBe('heldout/summary@1');
+    expect(summary.schema).toBe('heldout/summary@2');
+    expectValidSummary(summary);
     expect(summary.commissions).toHaveLength(1);
     expect(summary.commissions[0]).toMatchObject({ id: 'log-triage', split: 'heldout', result: { n: 9 } });
     expect(summary.commissions[0].result.mean).toBeGreaterThanOrEqual(80);

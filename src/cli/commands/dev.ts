@@ -2,7 +2,7 @@ import { CommissionError } from '../../commission/index.js';
 import { DevRoundError, roundFeedback, roundLine, runDevRound, shortDigest } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
-import { declareOptions, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, optionalInteger, stringOption } from '../options.js';
 
 export default defineCommand({
   name: 'dev',
@@ -22,6 +22,7 @@ Options:
   --delivery <dir>     the submission (default: $HELDOUT_DELIVERY)
   --ledger <file>      round ledger (default .heldout/rounds/<commission-id>.json; must lie outside the delivery)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
+  --image-map <from=to> run image <to> wherever the commission names <from> (repeatable; see heldout run --help)
   --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
   --trials <k>         trials per case (default: the commission's)
   --concurrency <n>    cases at once (default: number of cores)
@@ -31,7 +32,7 @@ Options:
 Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission, or round refused (budget spent).`,
   options: declareOptions({
     string: ['delivery', 'ledger', 'sandbox', 'out', 'trials', 'concurrency'],
-    strings: ['reporter'],
+    strings: ['reporter', 'image-map'],
     boolean: ['json'],
   }),
   async run({ values, positionals }) {
@@ -41,6 +42,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const sandbox = values.sandbox ?? 'auto';
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const json = Boolean(values.json);
+    const images = imageMapOption(values);
     let r: Awaited<ReturnType<typeof runDevRound>>;
     try {
       const round = () =>
@@ -49,6 +51,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
           delivery,
           ledger: stringOption(values, 'ledger'),
           sandbox,
+          images,
           out: stringOption(values, 'out'),
           trials: optionalInteger(values, 'trials', 1),
           concurrency: optionalInteger(values, 'concurrency', 1),

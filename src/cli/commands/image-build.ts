@@ -4,11 +4,12 @@ import { declareOptions, stringOption } from '../options.js';
 
 export default defineCommand({
   name: 'image build',
-  summary: 'build the local runtime image (node + python3 stdlib) without any registry',
+  summary: 'build the local runtime image (node, python3 + the host pytest, bash, coreutils, git) without any registry',
   help: `Usage: heldout image build [--tag ${RUNTIME_IMAGE}] [--if-missing] [--dry-run] [--json]
 
 Assembles a root filesystem from this host's node, python3 (with its standard library, minus test/, idlelib,
-tkinter, ensurepip), sh and core utilities (and git when present), every shared library ldd lists for them and for
+tkinter, ensurepip, and the host's pytest with what it requires when a host python of that version has it), sh,
+bash, coreutils, git and patch (each when present), every shared library ldd lists for them and for
 python's extension modules, an /etc/passwd with the non-root sandbox user (65534), and imports it into the docker
 engine (docker import; no registry is contacted). Takes a few seconds.
 
@@ -51,7 +52,7 @@ Exit: 0 built (or up to date), 2 no engine / usage error.`,
     } else {
       console.log(
         `${built.built ? 'built' : 'up to date'} ${built.tag} ${built.id.slice(0, 19)} in ${(built.ms / 1000).toFixed(1)} s` +
-          ` (python ${built.python ?? 'none'}, ${built.tools.length} tools)`,
+          ` (python ${built.python ?? 'none'}, pytest ${built.pytest ?? 'none'}, ${built.tools.length} tools)`,
       );
       for (const w of built.warnings) console.error(`warning: ${w}`);
     }

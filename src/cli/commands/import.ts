@@ -9,15 +9,19 @@ const KINDS = ['agentswe', 'harbor', 'tau2'] as const;
 export default defineCommand({
   name: 'import',
   summary: 'convert an AgentSWE task, a Harbor task or a τ²-bench domain into a commission package',
-  help: `Usage: heldout import agentswe <task-dir> --out <commission-dir> [--force] [--json]
+  help: `Usage: heldout import agentswe <task-dir> --out <commission-dir> [--profile <p>] [--lang <l>] [--product <checkout>]
+                                [--entry <command>] [--force] [--json]
        heldout import harbor <task-dir> --out <commission-dir> [--entry <command>] [--force] [--json]
        heldout import tau2 <domain-dir> --out <commission-dir> [--force] [--json]
 
-agentswe  an AgentSWE task directory: creation (task.json, benchmark/input/01..04*.md with builder_package/
-          fallbacks, benchmark/dev_cases, benchmark/test_cases, benchmark/evaluator/rubric.md), editing (tree/input,
-          tree/dev_cases, tree/test_cases, tree/evaluator/result_dimensions.json) or optimization
-          (benchmark/task_contract.json). Rubric dimensions and weights become judged dimensions; mechanical
-          zero-gates become gates (exit codes, budgets, required artifacts); the rest become a judged zero ceiling.
+agentswe  an AgentSWE task directory, read by its contract: creation (builder_package/ + benchmark/), editing
+          (tree/ with its language overlay) or optimization (benchmark/task_contract.json). The rubric's weighted
+          dimensions (headings below the title, or its weight table) become judged dimensions; its zero-score rules
+          become gates (exit, budgets, required and any-of artifacts) and a judged zero ceiling; its cap tables
+          become ceilings; budgets come from task.json, the contract and 04's prose; the entry from the package's
+          own interface (a package with none heldout can run is refused, with the reason). Truth files become each
+          case's truth.json (the judge's reference, never staged); a harness fixture service becomes a case service.
+          IMPORT-NOTES.md ends with what became of every source file (--json: sourceFiles).
 harbor    a Harbor task (instruction.md, task.toml, environment/Dockerfile, tests/test.sh): one case, scored by
           tests/test.sh's reward.txt / reward.json as one 100-point dimension.
 tau2      a τ²-bench domain directory (when this build has the tool-agent domains). For airline and retail the
@@ -30,11 +34,15 @@ that could not be mapped. The imported commission is validated before the comman
 Options:
   --out <dir>        the commission directory to write (must be empty or absent, unless --force)
   --force            replace a non-empty output directory
-  --entry <command>  harbor: the delivery's launch command (default: python run_agent.py --input {input} --output {output})
-  --json             print one JSON document: {ok, kind, out, id, files, notes} or {ok: false, missing}
+  --entry <command>  harbor: the delivery's launch command (default: python run_agent.py --input {input} --output {output});
+                     agentswe: the per-case command when the package's interface has none heldout can run (editing)
+  --profile <p>      agentswe: apply profiles/<p>/ (default: the Lite profile of a Lite task; paper: none)
+  --lang <l>         agentswe editing: apply lang/<l>/ over tree/ (default: the one task.json marks; as-run: none)
+  --product <dir>    agentswe editing: a checkout of the pinned product; checked against the pin, becomes starter/
+  --json             print one JSON document: {ok, kind, out, id, files, notes[, sourceFiles]} or {ok: false, missing}
 
 Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.`,
-  options: declareOptions({ string: ['out', 'entry'], boolean: ['force', 'json'] }),
+  options: declareOptions({ string: ['out', 'entry', 'profile', 'lang', 'product'], boolean: ['force', 'json'] }),
   async run({ values, positionals }) {
     const [kind, dir, ...extra] = positionals;
     if (!kind || !(KINDS as readonly string[]).includes(kind))
@@ -46,13 +54,23 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
     const json = values.json === true;
     const overwrite = values.force === true;
     const entry = stringOption(values, 'entry');
-    if (values.entry !== undefined && kind !== 'harbor') throw new UsageError('--entry applies to harbor imports only');
+    if (values.entry !== undefined && kind === 'tau2')
+      throw new UsageError('--entry applies to harbor and agentswe imports');
+    const agentswe = {
+      profile: stringOption(values, 'profile'),
+      lang: stringOption(values, 'lang'),
+      product: stringOption(values, 'product'),
+    };
+    for (const [k, v] of Object.entries(agentswe))
+      if (v !== undefined && kind !== 'agentswe') throw new UsageError(`--${k} applies to agentswe imports only`);
 
-    let result: ImportResult;
+    let result: ImportResult & { sourceFiles?: unknown[] };
     let goldRefusals: Awaited<ReturnType<typeof importTau2>>['goldRefusals'] = [];
     try {
-      if (kind === 'agentswe') result = await importAgentSwe(dir, out, { overwrite });
-      else if (kind === 'harbor')
+      if (kind === 'agentswe') {
+        const given = Object.fromEntries(Object.entries({ ...agentswe, entry }).filter(([, v]) => v !== undefined));
+        result = await importAgentSwe(dir, out, { overwrite, ...given });
+      } else if (kind === 'harbor')
         result = await importHarbor(dir, out, { overwrite, ...(entry !== undefined ? { entry } : {}) });
       else {
         const r = await importTau2(dir, out, { overwrite });
@@ -82,6 +100,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
           id: result.id,
           files: result.files,
           notes: result.notes,
+          ...(result.sourceFiles ? { sourceFiles: result.sourceFiles } : {}),
           ...(kind === 'tau2' ? { goldRefusals } : {}),
           ...(problem ? { invalid: problem } : {}),
         }),

@@ -1,10 +1,10 @@
 import os from 'node:os';
 import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
-import type { GateThresholds } from '../../report/index.js';
+import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
 import { runHeldout } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
-import { declareOptions, numberOption, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, numberOption, optionalInteger, stringOption } from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
 const GATE_OPTIONS = ['min-result', 'min-pass-hat-k', 'max-gap'];
@@ -22,26 +22,48 @@ Options:
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
+  --image-map <from=to>     run image <to> wherever a commission names <from> (or builds on it: the build is
+                            skipped); repeatable, over the commission's own \`images\`; the report names each
+                            substitution on every row it affects
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores)
   --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
   --min-result <x>          gate: held-out mean Result must be ≥ x
   --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x
   --max-gap <x>             gate: dev − held-out mean must be ≤ x (needs --split both)
+  --no-regression-vs <run>  gate: each held-out candidate must not be significantly worse than that baseline
+                            run's entry (its report directory or summary.json; worse: the paired bootstrap
+                            95 % CI of new − baseline over the cases both graded lies wholly below 0)
   --judge-cache <dir>       judge verdict cache (default .heldout/judge-cache); --no-judge-cache turns it off
   --resume                  continue an interrupted run into the same --out: graded cases keep their verdicts,
                             cases lost to infrastructure errors (and cases not reached) run again
   --reporter <name>         Vitest reporter(s) for the console (default: default)
+  --silent                  no progress lines and no console output of the cases (Vitest's --silent)
 
-Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate options the gate is
-"every case meets the commission's pass rule", as under \`npx vitest\`.`,
+When stdout is not a terminal (CI), a progress line is printed per finished case, at most every 2 s
+(cases done/total, failures, elapsed, ETA).
+
+Exit: 0 the gate holds, 1 it fails (or could not be evaluated: a partial run), 2 usage error or invalid input.
+Without gate options the gate is "every case meets the commission's pass rule", as under \`npx vitest\`.`,
   options: declareOptions({
-    string: ['delivery', 'split', 'trials', 'sandbox', 'out', 'concurrency', 'freeze', 'judge-cache', ...GATE_OPTIONS],
-    strings: ['reporter'],
-    boolean: ['resume', 'no-judge-cache'],
+    string: [
+      'delivery',
+      'split',
+      'trials',
+      'sandbox',
+      'out',
+      'concurrency',
+      'freeze',
+      'judge-cache',
+      'no-regression-vs',
+      ...GATE_OPTIONS,
+    ],
+    strings: ['reporter', 'image-map'],
+    boolean: ['resume', 'no-judge-cache', 'silent'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
+    const images = imageMapOption(values);
     const delivery = stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY;
     if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
@@ -70,6 +92,18 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
       if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
       gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
     }
+    const given = stringOption(values, 'no-regression-vs');
+    const baseline = given === undefined ? undefined : await summaryPathOf(given);
+    if (baseline !== undefined) {
+      // A baseline that cannot be read would fail the gate only after every case ran: refuse it now.
+      try {
+        await readSummary(baseline);
+      } catch (err) {
+        if (!(err instanceof SummaryReadError)) throw err;
+        throw new UsageError(`--no-regression-vs: ${err.message}`);
+      }
+      gate.noRegressionVs = baseline;
+    }
     const result = await runHeldout(
       {
         commissions: positionals,
@@ -77,6 +111,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
         split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
         trials: optionalInteger(values, 'trials', 1),
         sandbox,
+        images,
         out: stringOption(values, 'out'),
         concurrency: optionalInteger(values, 'concurrency', 1),
         freeze: stringOption(values, 'freeze'),
@@ -84,7 +119,7 @@ Exit: 0 the gate holds, 1 it fails, 2 usage error or invalid input. Without gate
         resume: Boolean(values.resume),
         judgeCache: values['no-judge-cache'] ? false : stringOption(values, 'judge-cache'),
       },
-      { reporters: (values.reporter as string[] | undefined) ?? ['default'] },
+      { reporters: (values.reporter as string[] | undefined) ?? ['default'], silent: Boolean(values.silent) },
     );
     // A signal stopped the run: its teardown (vitest/run-teardown.ts) says so and ends the process with the signal.
     const stopped = stopReason();

@@ -23,7 +23,16 @@ import type Docker from 'dockerode';
 import { capture, endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
 import { trimOutputs, watchOutputs } from '../output-limits.js';
-import type { BackendOf, CleanupOptions, ExecutionOf, GatewayAttachment, Removed, SandboxSpec } from '../protocol.js';
+import type {
+  BackendOf,
+  BuildRequest,
+  BuiltImageRef,
+  CleanupOptions,
+  ExecutionOf,
+  GatewayAttachment,
+  Removed,
+  SandboxSpec,
+} from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
 import {
@@ -41,7 +50,9 @@ import { engineAnswers, engineLabel, engineWhere, getDocker, isLocalEngine, stat
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from './engine-gate.js';
 import { asEngineError, isEngineGone } from './engine-gone.js';
 import { cleanupEngine } from './gc.js';
+import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
+import { type Pod, startPod } from './pod.js';
 import { RUNTIME_IMAGE } from './runtime-image.js';
 import { type Staged, stageArchive, stageBind } from './stage.js';
 
@@ -166,9 +177,18 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       const staged = this.archive
         ? await stageArchive(this.docker, spec, image, gw, this.options.gatewaySocketOnEngine)
         : await stageBind(spec);
+      let pod: Pod | null = null;
       try {
-        return await this.runContainer(spec, image, gw, staged, options.signal);
+        // Case services (issue 19): a pod whose loopback-only namespace the case container joins.
+        if (spec.services?.length) pod = await this.startPod(spec, options.signal);
+        const execution = await this.runContainer(spec, image, gw, staged, options.signal, pod);
+        if (pod) {
+          await pod.remove(spec.serviceLogDir);
+          execution.services = pod.records();
+        }
+        return execution;
       } finally {
+        await pod?.remove(spec.serviceLogDir);
         await staged.remove();
       }
     } catch (err) {
@@ -176,6 +196,16 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     } finally {
       release?.();
     }
+  }
+
+  private async startPod(spec: SandboxSpec, signal?: AbortSignal): Promise<Pod> {
+    const gate = await this.gate();
+    return startPod(this.docker, spec, {
+      user: this.options.user,
+      bindFiles: !this.archive,
+      beforeStart: (s) => gate.beforeStart(s),
+      signal,
+    });
   }
 
   /** Bind mode shares this host's socket; archive mode needs the engine to reach it. */
@@ -197,6 +227,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     gw: GatewayAttachment | undefined,
     staged: Staged,
     signal?: AbortSignal,
+    pod: Pod | null = null,
   ): Promise<ExecutionOf<'docker'>> {
     const limits = spec.limits;
     const command = fillPlaceholders(spec.command, CONTAINER_PATHS);
@@ -212,16 +243,17 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       WorkingDir: CONTAINER_PATHS.delivery,
       User: this.options.user ?? sandboxUser(),
       Env: containerEnv(spec, gw),
-      Hostname: 'heldout',
+      // In a pod the holder names the host (a joined namespace takes no hostname of its own).
+      ...(pod ? {} : { Hostname: 'heldout' }),
       Labels: caseLabels(spec),
       AttachStdin: false,
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
       OpenStdin: false,
-      NetworkDisabled: true,
+      NetworkDisabled: !pod,
       HostConfig: {
-        NetworkMode: 'none',
+        NetworkMode: pod?.networkMode ?? 'none',
         ReadonlyRootfs: true,
         Mounts: staged.mounts,
         Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${tmpMb}m,mode=1777` },
@@ -244,8 +276,13 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     trackContainer(container.id, this.docker);
     let timedOut = false;
     let aborted = false;
+    let serviceDied: Error | null = null;
     let timer: NodeJS.Timeout | undefined;
     const kill = () => container.kill({ signal: 'SIGKILL' }).catch(() => {});
+    pod?.onFailure((err) => {
+      serviceDied = err;
+      void kill();
+    });
     const onAbort = () => {
       aborted = true;
       void kill();
@@ -276,6 +313,8 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       await Promise.race([drained, new Promise((r) => setTimeout(r, 5000))]);
       (stream as unknown as { destroy?: () => void }).destroy?.();
       if (aborted) throw signal?.reason ?? new Error('sandbox run aborted');
+      if (serviceDied) throw serviceDied;
+      await pod?.check();
       const inspected = await container.inspect();
       const status = inspected.State?.ExitCode ?? waited.StatusCode;
       let oom = inspected.State?.OOMKilled === true;
@@ -301,6 +340,15 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         if (statusOf(err) !== 404 && statusOf(err) !== 409 && !isEngineGone(err)) throw err;
       });
       untrackContainer(container.id);
+    }
+  }
+
+  /** Builds on this engine (cached by the context's digest); issue 19. */
+  async build(request: BuildRequest): Promise<BuiltImageRef> {
+    try {
+      return await buildOnEngine(this.docker, request);
+    } catch (err) {
+      throw asEngineError(err, this.docker);
     }
   }
 

@@ -1,5 +1,6 @@
 /** An engine that stops answering mid-run: told apart from API errors, and reported so `--resume` reruns the case. */
 import type Docker from 'dockerode';
+import { ServiceError } from '../service-error.js';
 import { engineWhere, statusOf } from './engine.js';
 
 const GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN']);
@@ -8,6 +9,8 @@ const GONE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ET
 export function isEngineGone(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   if (err instanceof EngineGoneError) return true;
+  // a case service's own failure quotes its probe's error (ECONNREFUSED…), which says nothing of the engine
+  if (err instanceof ServiceError) return false;
   if (statusOf(err) !== undefined) return false;
   const e = err as { code?: string; message?: string };
   if (e.code && GONE_CODES.has(e.code)) return true;

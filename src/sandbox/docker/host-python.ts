@@ -11,12 +11,16 @@ export interface PythonInfo {
   version: string;
   stdlib: string;
   dynload: string;
+  /** The interpreter's prefix and site directories (`site.getsitepackages()`), as the host has them. */
+  prefix?: string;
+  site?: string[];
 }
 
 const PY_PROBE = [
-  'import sys, sysconfig, os, json',
+  'import sys, sysconfig, os, json, site',
   'print(json.dumps({"exe": os.path.realpath(sys.executable), "version": "%d.%d" % sys.version_info[:2],',
-  ' "stdlib": sysconfig.get_paths()["stdlib"], "dynload": sysconfig.get_config_var("DESTSHARED") or ""}))',
+  ' "stdlib": sysconfig.get_paths()["stdlib"], "dynload": sysconfig.get_config_var("DESTSHARED") or "",',
+  ' "prefix": sys.prefix, "site": site.getsitepackages()}))',
 ].join('\n');
 
 /**

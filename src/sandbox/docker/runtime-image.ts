@@ -17,6 +17,8 @@ export interface BuiltImage {
   built: boolean;
   ms: number;
   python: string | null;
+  /** The host pytest version copied in, or null. */
+  pytest: string | null;
   tools: string[];
   warnings: string[];
 }
@@ -50,6 +52,7 @@ export async function buildRuntimeImage(
   const info = await docker.getImage(tag).inspect();
   const warnings: string[] = [];
   if (!recipe.python) warnings.push('no python3 found on the host: the image has node only');
+  else if (!recipe.pytest) warnings.push(`no host python ${recipe.python.version} has pytest: the image has none`);
   if (recipe.missing.length) warnings.push(`ldd could not resolve: ${recipe.missing.join(', ')}`);
   return described(tag, info.Id, recipe, { built: true, ms: Date.now() - t0, warnings });
 }
@@ -67,6 +70,7 @@ function described(
     built: how.built,
     ms: how.ms,
     python: recipe.python?.version ?? null,
+    pytest: recipe.pytest,
     tools: recipe.tools,
     warnings: how.warnings,
   };

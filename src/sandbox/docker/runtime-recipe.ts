@@ -1,12 +1,13 @@
 /**
  * The default runtime image, made without any registry (DESIGN §7, §16): a root filesystem assembled from the
- * host's `node`, a python3 with its standard library, `sh` and core utilities (plus `git` when present), every shared
+ * host's `node`, a python3 with its standard library (and the host's pytest with its requirements, when a host python
+ * of that version has it), `sh`, `bash`, coreutils, `git` and `patch` (each when present), every shared
  * library `ldd` lists for them and for python's extension modules, `/etc/passwd` with the non-root user, streamed as
  * a tar straight into `docker import` (no copy on disk). It takes a few seconds.
  *
  * Layout inside the image (usr-merged: /bin, /sbin, /lib, /lib64 are links into /usr):
  *   /usr/bin/node, /usr/bin/pythonX.Y (+ python3, python links), /usr/lib/pythonX.Y/ (stdlib, lib-dynload/),
- *   /usr/bin/{sh,cat,ls,env,…}, libraries at the paths ldd names, /etc/{passwd,group}, /tmp, /delivery, /case, /out.
+ *   /usr/bin/{sh,bash,cat,ls,env,git,patch,…}, /usr/bin/pytest, <site dir>/{pytest,_pytest,pluggy,…}, libraries at the paths ldd names, /etc/{passwd,group}, /tmp, /delivery, /case, /out.
  *
  * The image carries the label `heldout.recipe=<sha256 of the recipe>`: the recipe is the list of entries with each
  * source's path, size, mode and mtime (and inline contents), so a new host node/python or a changed recipe rebuilds
@@ -18,11 +19,12 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, posix } from 'node:path';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import type { TarEntry } from '../tar.js';
+import { findHostPytest, imageSiteDir, pytestScript } from './host-pytest.js';
 import { findPython, type PythonInfo } from './host-python.js';
 import { elfInterpreter, lddAll } from './shared-libraries.js';
 
 /** Bump when the recipe's logic changes (the content hash covers sources, this covers code). */
-const RECIPE_VERSION = '1';
+const RECIPE_VERSION = '2';
 
 const REQUIRED_TOOLS = ['sh', 'cat', 'ls', 'env', 'mkdir', 'cp', 'rm', 'sleep', 'head'];
 const OPTIONAL_TOOLS = [
@@ -76,6 +78,37 @@ const OPTIONAL_TOOLS = [
   'du',
   'df',
   'git',
+  // issue 19: what task verifiers' scripts call (bash, the rest of coreutils, diffutils, findutils)
+  'bash',
+  'comm',
+  'csplit',
+  'dd',
+  'fold',
+  'install',
+  'join',
+  'mkfifo',
+  'nl',
+  'nohup',
+  'od',
+  'paste',
+  'rmdir',
+  'sha1sum',
+  'sha512sum',
+  'shuf',
+  'split',
+  'stdbuf',
+  'sync',
+  'tac',
+  'truncate',
+  'tsort',
+  'unlink',
+  'whoami',
+  'yes',
+  'which',
+  'xz',
+  'bzip2',
+  'unzip',
+  'zip',
 ];
 const TOOL_DIRS = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
@@ -96,6 +129,8 @@ export interface RuntimeRecipe {
   entries: TarEntry[];
   node: string;
   python: PythonInfo | null;
+  /** The host pytest copied in (with its requirements), or null when no host python of the image's version has it. */
+  pytest: string | null;
   tools: string[];
   /** Libraries ldd could not resolve (a warning; the binary needing them may fail in the image). */
   missing: string[];
@@ -265,6 +300,20 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
       binaries.push(...more);
     }
   }
+  const pytest = python ? await findHostPytest(python) : null;
+  if (python && pytest) {
+    const site = imageSiteDir(python);
+    for (const d of pytest.distributions) {
+      for (const f of d.files) {
+        const abs = join(d.root, f);
+        if (!existsSync(abs)) continue;
+        await set.file(`${site}/${f}`, abs);
+        if (f.endsWith('.so')) binaries.push(abs);
+      }
+    }
+    set.content('usr/bin/pytest', pytestScript(), 0o755);
+    set.content('usr/bin/py.test', pytestScript(), 0o755);
+  }
 
   // shell and core utilities
   const tools: string[] = [];
@@ -313,7 +362,7 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
   ];
   set.content(
     'etc/heldout-runtime',
-    `recipe ${RECIPE_VERSION}\nnode ${process.version}\npython ${python?.version ?? 'none'}\ntools ${tools.join(' ')}\n`,
+    `recipe ${RECIPE_VERSION}\nnode ${process.version}\npython ${python?.version ?? 'none'}\npytest ${pytest ? 'yes' : 'none'}\ntools ${tools.join(' ')}\n`,
   );
 
   const entries = [...set.entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -331,6 +380,7 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
     entries,
     node,
     python,
+    pytest: pytest?.distributions.find((d) => d.name.toLowerCase() === 'pytest')?.version ?? null,
     tools,
     missing: [...missing],
     env,

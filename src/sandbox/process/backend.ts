@@ -23,13 +23,15 @@ import { endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
 import { copyOutputsBounded } from '../output-limits.js';
 import { localOwner, localOwnerState } from '../owner.js';
-import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec } from '../protocol.js';
+import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec, ServiceRecord } from '../protocol.js';
+import { SANDBOX_UID } from '../sandbox-user.js';
 import { caseEnv, fillPlaceholders, prepareOutputDir, stageCase, validateSpec } from '../staging.js';
 import { type ProcessCapabilities, processCapabilities, which, withOverrides } from './capabilities.js';
 import { type Cgroup, createCgroup, destroyLeftoverCgroups } from './cgroup.js';
 import { makeReadOnlyCopy, pathsToHide, reachableByOthers } from './host-paths.js';
 import { spawnAndWait } from './launch.js';
 import { innerScript, outerScript, type ProcessLayout } from './scripts.js';
+import { servicesRefusal, stageServices } from './services.js';
 import { weakerIsolation } from './weaker-isolation.js';
 
 const execFileP = promisify(execFile);
@@ -104,6 +106,8 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
     const caps = await this.caps();
+    const refused = servicesRefusal(spec, caps);
+    if (refused) throw new Error(refused);
     const stage = await mkdtemp(join(os.tmpdir(), 'heldout-proc-'));
     let cgroup: Cgroup | null = null;
     try {
@@ -183,6 +187,14 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         command = gatewayWrapper(command, port, gw.relayScript, gw.socketPath, process.execPath);
       }
 
+      // Case services (issue 19): children of the case's own namespaces, started before the entry.
+      const pod = spec.services?.length
+        ? await stageServices(spec, stage, {
+            node: process.execPath,
+            env: { PATH: env.PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' },
+            uid: dropUser ? SANDBOX_UID : null,
+          })
+        : null;
       const needed = [stage, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];
       if (gw) needed.push(gw.socketPath, gw.relayScript);
       const hide = caps.mountns && !caps.privateRoot ? pathsToHide(spec, needed) : [];
@@ -195,6 +207,7 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         mounts: spec.mounts ?? [],
         files: gw ? [gw.socketPath, gw.relayScript] : [],
         hide,
+        services: pod ? { dir: pod.dir, start: pod.start, check: pod.check } : null,
       };
       await writeFile(layout.entry, `${command}\n`, { mode: 0o644 });
       const scripts = innerScript(layout, { ...caps, dropUser, netns });
@@ -222,11 +235,28 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         weaker[0] =
           'network: host network kept (no tool here brings loopback up in a new namespace, and the gateway relay needs it)';
       }
+      if (pod) weaker.push(...pod.weakerIsolation);
+      let services: ServiceRecord[] | undefined;
       const ran = await spawnAndWait(spec, outer, env, stage, cgroup, out, options.signal);
+      if (pod) {
+        const failed = await pod.failure();
+        const records = await pod.records(spec.serviceLogDir);
+        if (failed) throw failed;
+        services = records;
+      }
       await rm(outputDir, { recursive: true, force: true });
       const copied = await copyOutputsBounded(out, outputDir, spec.limits.out ?? UNBOUNDED);
       await chmod(outputDir, 0o777).catch(() => {});
-      return await endedExecution('process', ran.ended, ran.captured, outputDir, weaker, ran.outputLimit ?? copied);
+      const execution = await endedExecution(
+        'process',
+        ran.ended,
+        ran.captured,
+        outputDir,
+        weaker,
+        ran.outputLimit ?? copied,
+      );
+      if (services) execution.services = services;
+      return execution;
     } finally {
       await cgroup?.destroy();
       await rm(stage, { recursive: true, force: true }).catch(async () => {

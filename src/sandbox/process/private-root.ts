@@ -65,6 +65,8 @@ export interface PrivateRootPlan {
   writable: string[];
   /** Single files (the gateway socket and relay script) bound at their own paths. */
   files: string[];
+  /** Directories of the stage the case must not see (the services' staged files), under an empty tmpfs. */
+  hidden?: string[];
 }
 
 function readdirOr(dir: string): string[] {
@@ -131,6 +133,7 @@ export function privateRootScript(plan: PrivateRootPlan): string[] {
   // /tmp first: the stage itself usually lives under the host's /tmp, and must stay visible at its own path.
   lines.push(`mkdir -p ${R('/tmp')}`, `mount --bind ${q(plan.tmp)} ${R('/tmp')}`);
   bindDir(plan.stage, false);
+  for (const h of plan.hidden ?? []) lines.push(`mount -t tmpfs -o ro,size=4k,mode=0555 heldout-hidden ${R(h)}`);
   for (const p of plan.readOnly) bindDir(p, true);
   for (const p of plan.writable) bindDir(p, false);
   for (const f of plan.files) {

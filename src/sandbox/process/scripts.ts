@@ -20,13 +20,24 @@ export interface ProcessLayout {
   files: string[];
   /** Host paths to hide under an empty tmpfs when there is no private root. */
   hide: string[];
+  /**
+   * Case services (issue 19): their staged directory, the lines that start them (before the entry) and check them
+   * (after it, its status in $heldout_rc). They run outside the private root, which hides their directory.
+   */
+  services: { dir: string; start: string[]; check: string[] } | null;
 }
 
 /** How the command itself is started once inside: as 65534 with no-new-privs when heldout is root, else as is. */
-function startCommand(entry: string, dropUser: boolean): string {
-  return dropUser
-    ? `exec setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
-    : `exec /bin/sh ${shQuote(entry)}`;
+function startCommand(entry: string, dropUser: boolean, exec = true): string {
+  const run = dropUser
+    ? `setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
+    : `/bin/sh ${shQuote(entry)}`;
+  return exec ? `exec ${run}` : run;
+}
+
+/** Runs `run` last (exec) or, with services, waits for it to check them, then exits with its status. */
+function runThenCheck(run: string, services: ProcessLayout['services']): string[] {
+  return services ? [run, 'heldout_rc=$?', ...services.check, 'exit $heldout_rc'] : [`exec ${run}`];
 }
 
 /**
@@ -42,7 +53,10 @@ export function innerScript(
   const inner: string[] = [];
   if (caps.netns && caps.loopbackUp) inner.push(`${caps.loopbackUp} >/dev/null 2>&1 || true`);
   inner.push('set -e');
+  const services = layout.services;
   if (caps.privateRoot) {
+    // Services first: their /etc/hosts is then what the private root lends; they stay outside it.
+    if (services) inner.push(...services.start);
     const root = `${layout.stage}/root`;
     const node = nodePrefix();
     inner.push(
@@ -56,10 +70,11 @@ export function innerScript(
         ),
         writable: layout.mounts.filter((m) => !m.readOnly).map((m) => m.hostPath),
         files: layout.files,
+        hidden: services ? [services.dir] : [],
       }),
     );
     const chroot = which('chroot') ?? 'chroot';
-    inner.push('set +e', `exec ${q(chroot)} ${q(root)} /bin/sh ${q(layout.start)}`);
+    inner.push('set +e', ...runThenCheck(`${q(chroot)} ${q(root)} /bin/sh ${q(layout.start)}`, services));
     const start = [`cd ${q(layout.delivery)} || exit 126`, startCommand(layout.entry, caps.dropUser)];
     return { inner: `${inner.join('\n')}\n`, start: `${start.join('\n')}\n` };
   }
@@ -73,7 +88,9 @@ export function innerScript(
     }
     for (const h of layout.hide) inner.push(`mount -t tmpfs -o ro,size=4k,mode=0555 heldout-hidden ${q(h)}`);
   }
-  inner.push('set +e', `cd ${q(layout.delivery)}`, startCommand(layout.entry, caps.dropUser));
+  inner.push('set +e');
+  if (services) inner.push(...services.start);
+  inner.push(`cd ${q(layout.delivery)}`, ...runThenCheck(startCommand(layout.entry, caps.dropUser, false), services));
   return { inner: `${inner.join('\n')}\n`, start: null };
 }
 

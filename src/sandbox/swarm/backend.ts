@@ -31,11 +31,20 @@ import { engineAnswers, engineLabel, engineWhere, getDocker, statusOf } from '..
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from '../docker/engine-gate.js';
 import { asEngineError } from '../docker/engine-gone.js';
 import { cleanupEngine } from '../docker/gc.js';
+import { buildOnEngine } from '../docker/image-build.js';
 import { RUNTIME_IMAGE } from '../docker/runtime-image.js';
 import { capture, endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
 import { trimOutputs } from '../output-limits.js';
-import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec } from '../protocol.js';
+import type {
+  BackendOf,
+  BuildRequest,
+  BuiltImageRef,
+  CleanupOptions,
+  ExecutionOf,
+  Removed,
+  SandboxSpec,
+} from '../protocol.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
 import { registerCleanup } from '../teardown.js';
 import { serviceName, serviceOptions } from './service.js';
@@ -130,6 +139,7 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
   async run(spec: SandboxSpec, options: { signal?: AbortSignal } = {}): Promise<ExecutionOf<'docker'>> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
+    if (spec.services?.length) throw new Error(SERVICES_REFUSED);
     await access(spec.inputPath, fsConstants.R_OK);
     let release: (() => void) | null = null;
     try {
@@ -239,10 +249,26 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
     }
   }
 
+  /** Builds on the manager's engine, where every task is pinned (issue 19). */
+  build(request: BuildRequest): Promise<BuiltImageRef> {
+    return buildOnEngine(this.docker, request).catch((err) => {
+      throw asEngineError(err, this.docker);
+    });
+  }
+
   cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
     return cleanupEngine(this.docker, runId, options.keepLive);
   }
 }
+
+/**
+ * Why a case with services does not run here: a pod needs its members to join one container's network namespace,
+ * which Swarm tasks cannot (docs/scale-out.md).
+ */
+export const SERVICES_REFUSED =
+  'sandbox swarm: this commission declares case services, which need a pod (one loopback-only network namespace ' +
+  'shared by the services and the case); Swarm tasks cannot join another container’s namespace, so the swarm backend ' +
+  'refuses them: run it with --sandbox docker (docs/scale-out.md, "Case services")';
 
 /** A swarm backend on a manager's engine (`docker swarm init` makes the local engine one). */
 export function createSwarmBackend(options: SwarmBackendOptions = {}): BackendOf<'docker', 'swarm'> {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { sandboxTempDir } from '../../../util/index.js';
 import { claimsContradicted } from '../../claims.js';
 import { type GradingContext, gateFailed, infra, type Phase, tailLines } from '../../grading-context.js';
+import { failedTestsSentence, parseTestOutput } from '../../test-report.js';
 import type { PatchedTree } from '../../types.js';
 import type { FamilyStrategy } from '../types.js';
 import { applyPatchOnce } from './patch.js';
@@ -46,6 +47,7 @@ const regression: Phase = async (ctx) => {
   const { runCommand } = ctx.input;
   let muReg: boolean | null = null;
   let evidence = '';
+  let failedTests: string[] | undefined;
   if (!reg) evidence = 'no regression suite declared (editing.regression)';
   else if (!runCommand) evidence = 'μ_reg not checked: no command runner was given to the grader';
   else {
@@ -56,13 +58,18 @@ const regression: Phase = async (ctx) => {
         timeoutSeconds: reg.timeoutSeconds,
       });
       muReg = r.exitCode === 0;
-      evidence = `regression suite \`${reg.command}\` exited ${r.exitCode ?? 'by a signal'}${muReg ? '' : `: ${tailLines(`${r.stdout}\n${r.stderr}`.trim(), 5, 600).replace(/\n+/g, ' | ')}`}`;
+      const output = `${r.stdout}\n${r.stderr}`.trim();
+      const report = parseTestOutput(output);
+      // Name the failing tests when the suite's output says which; otherwise its tail is the evidence.
+      const why = failedTestsSentence(report) ?? tailLines(output, 5, 600).replace(/\n+/g, ' | ');
+      evidence = `regression suite \`${reg.command}\` exited ${r.exitCode ?? 'by a signal'}${muReg ? '' : `: ${why}`}`;
+      if (!muReg && report.failed.length) failedTests = report.failed;
       ctx.tests.push({ title: 'the regression suite', held: muReg });
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
-  ctx.grade.editing = { muNew: false, muReg, evidence };
+  ctx.grade.editing = { muNew: false, muReg, evidence, ...(failedTests ? { failedTests } : {}) };
 };
 
 /** The reports beside the patch are held to the case too; then satisfaction is μ_new ∧ μ_reg. */

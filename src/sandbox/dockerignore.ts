@@ -1,0 +1,83 @@
+/**
+ * `.dockerignore` as the docker CLI applies it to a build context (moby's patternmatcher): one pattern a line, `#`
+ * comments, paths relative to the context (a leading `/` ignored), `*` and `?` within a path segment, `**` across
+ * segments, `!` re-including; the last matching pattern decides, and a pattern that matches a directory matches
+ * everything under it. Pure.
+ */
+
+interface Rule {
+  re: RegExp;
+  negate: boolean;
+}
+
+function toRegExp(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*') {
+      if (pattern[i + 1] === '*') {
+        i++;
+        if (pattern[i + 1] === '/') {
+          i++;
+          re += '(?:.*/)?';
+        } else re += '.*';
+      } else re += '[^/]*';
+    } else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = pattern.indexOf(']', i + 1);
+      if (end === -1) re += '\\[';
+      else {
+        const body = pattern
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        re += `[${body}]`;
+        i = end;
+      }
+    } else if (c === '\\' && i + 1 < pattern.length) {
+      i++;
+      re += pattern[i].replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    } else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** A path cleaned as Go's filepath.Clean would for a relative pattern: no `.` parts, no doubled or edge slashes. */
+function clean(p: string): string {
+  const parts: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return parts.join('/');
+}
+
+/** The rules of a `.dockerignore` text. */
+export function parseDockerignore(text: string): Rule[] {
+  const rules: Rule[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    let line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const negate = line.startsWith('!');
+    if (negate) line = line.slice(1).trim();
+    const pattern = clean(line);
+    if (!pattern) continue;
+    rules.push({ re: toRegExp(pattern), negate });
+  }
+  return rules;
+}
+
+/** True when `rel` (a context-relative path) is excluded from the context by `rules`. */
+export function isIgnored(rel: string, rules: Rule[]): boolean {
+  const path = clean(rel);
+  const parts = path.split('/');
+  let ignored = false;
+  for (const rule of rules) {
+    let hit = false;
+    // the path itself, or one of its parent directories
+    for (let n = parts.length; n >= 1 && !hit; n--) hit = rule.re.test(parts.slice(0, n).join('/'));
+    if (hit) ignored = !rule.negate;
+  }
+  return ignored;
+}
