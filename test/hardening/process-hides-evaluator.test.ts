@@ -122,6 +122,49 @@ describe('the process backend hides the evaluator from the delivery', () => {
     },
   );
 
+  test.skipIf(!caps.privateRoot || !caps.netns || !caps.loopbackUp)(
+    `a case's services run outside its private root, and the case cannot reach the host through them${caps.privateRoot && caps.netns && caps.loopbackUp ? '' : ' — skipped: no private root with a network namespace here'}`,
+    async () => {
+      const { dir, canaries } = faultCommission(path.join(tmp.dir, 'svc'), { judge: false });
+      // Every process the case can see: its /proc/<pid>/root and cwd (a service's is the host's root and its
+      // staged files), and the stage's services directory, where the service's copies and config are.
+      const command = [
+        'for p in /proc/[0-9]*; do',
+        `  cat "$p/root${dir}/commission.yaml" "$p/root${dir}/cases/heldout/h1/truth.json" 2>/dev/null`,
+        '  ls -A "$p/cwd/" 2>/dev/null',
+        'done',
+        'echo ---',
+        'ls -A "$HOME/../services"',
+      ].join('\n');
+      const x = await createProcessBackend().run({
+        runId: testRunId('svc'),
+        caseId: 'h1',
+        trial: 1,
+        command,
+        deliveryDir: delivery(path.join(tmp.dir, 'svc'), 'read-host-files'),
+        inputPath: path.join(dir, 'cases/heldout/h1/input.md'),
+        assetsDir: null,
+        outputDir: path.join(tmp.dir, 'svc', 'out'),
+        evaluatorPaths: [dir],
+        limits: { wallSeconds: 60, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+        services: [
+          {
+            name: 'fixture',
+            image: 'heldout/runtime:1',
+            command: 'cat /srv/truth.json >/dev/null; exec sleep 600',
+            files: [{ hostPath: path.join(dir, 'cases/heldout/h1/truth.json'), containerPath: '/srv/truth.json' }],
+            timeoutSeconds: 30,
+          },
+        ],
+      });
+      expect(x.exitCode, x.stderr).toBe(0);
+      for (const [what, value] of Object.entries(canaries)) expect(x.stdout, what).not.toContain(value);
+      const [seen, servicesDir] = x.stdout.split('---\n');
+      expect(seen).not.toContain('truth.json');
+      expect(servicesDir.trim()).toBe('');
+    },
+  );
+
   test('where no private root can be built, a case that could read the evaluator is refused', async () => {
     const backend = createProcessBackend({ capabilities: { privateRoot: false, mountns: false } });
     const { dir } = faultCommission(path.join(tmp.dir, 'refused'), { judge: false });

@@ -24,7 +24,7 @@ import { gatewayWrapper } from '../gateway-wrapper.js';
 import { copyOutputsBounded } from '../output-limits.js';
 import { localOwner, localOwnerState } from '../owner.js';
 import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec, ServiceRecord } from '../protocol.js';
-import { SANDBOX_UID } from '../sandbox-user.js';
+import { SERVICE_UID } from '../sandbox-user.js';
 import { caseEnv, fillPlaceholders, prepareOutputDir, stageCase, validateSpec } from '../staging.js';
 import { type ProcessCapabilities, processCapabilities, which, withOverrides } from './capabilities.js';
 import { type Cgroup, createCgroup, destroyLeftoverCgroups } from './cgroup.js';
@@ -192,7 +192,7 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         ? await stageServices(spec, stage, {
             node: process.execPath,
             env: { PATH: env.PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' },
-            uid: dropUser ? SANDBOX_UID : null,
+            uid: dropUser ? SERVICE_UID : null,
           })
         : null;
       const needed = [stage, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];

@@ -94,8 +94,11 @@ async function probeCapabilities(): Promise<ProcessCapabilities> {
     };
     if (await ok(unshare, [...full, '/bin/sh', '-c', script])) {
       const chroot = which('chroot') ?? which('chroot', '/usr/sbin:/sbin');
+      // Without a user to drop to, the command drops its capabilities with setpriv, or a chroot would not hold it.
       const privateRoot =
-        chroot !== null && (await ok(unshare, [...full, '/bin/sh', '-c', privateRootProbe(probeDir, chroot)]));
+        chroot !== null &&
+        (dropUser || setpriv !== null) &&
+        (await ok(unshare, [...full, '/bin/sh', '-c', privateRootProbe(probeDir, chroot)]));
       return withLoopback(full, {
         ...none,
         unshareFlags: full,

@@ -27,11 +27,17 @@ export interface ProcessLayout {
   services: { dir: string; start: string[]; check: string[] } | null;
 }
 
-/** How the command itself is started once inside: as 65534 with no-new-privs when heldout is root, else as is. */
-function startCommand(entry: string, dropUser: boolean, exec = true): string {
+/**
+ * How the command itself is started once inside: as 65534 with no-new-privs when heldout is root, else as is. In a
+ * private root the command must not keep a root's capabilities (a user namespace's root could chroot back out, or
+ * unmount what hides the host): without a user to drop to, it drops every capability instead.
+ */
+function startCommand(entry: string, dropUser: boolean, exec = true, privateRoot = false): string {
   const run = dropUser
     ? `setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
-    : `/bin/sh ${shQuote(entry)}`;
+    : privateRoot
+      ? `setpriv --inh-caps=-all --bounding-set=-all --no-new-privs -- /bin/sh ${shQuote(entry)}`
+      : `/bin/sh ${shQuote(entry)}`;
   return exec ? `exec ${run}` : run;
 }
 
@@ -75,7 +81,7 @@ export function innerScript(
     );
     const chroot = which('chroot') ?? 'chroot';
     inner.push('set +e', ...runThenCheck(`${q(chroot)} ${q(root)} /bin/sh ${q(layout.start)}`, services));
-    const start = [`cd ${q(layout.delivery)} || exit 126`, startCommand(layout.entry, caps.dropUser)];
+    const start = [`cd ${q(layout.delivery)} || exit 126`, startCommand(layout.entry, caps.dropUser, true, true)];
     return { inner: `${inner.join('\n')}\n`, start: `${start.join('\n')}\n` };
   }
   if (caps.mountns) {

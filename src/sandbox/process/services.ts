@@ -6,7 +6,8 @@
  *
  * Weaker than docker's pod, and said so in `weakerIsolation`: a service's image is not used (its command runs on
  * this host's binaries), and its files are staged copies whose container paths are rewritten in its command and
- * environment (a path the service's own code names inside itself is not).
+ * environment (a path the service's own code names inside itself is not). In a private root (issue 17) the
+ * services stay outside it, as their own user (SERVICE_UID), their staged directory hidden from the case.
  */
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
