@@ -100,13 +100,15 @@ describe.each([
   { backend: 'docker' as const, skip: engine ? null : 'no docker engine answers' },
   { backend: 'process' as const, skip: null },
 ])('the fault suite on the $backend backend', ({ backend, skip }) => {
-  const tmp = scratchDir(`faults-${backend}`);
-  const otherRun = scratchDir('faults-other-run');
+  // Made when the block runs (a filtered-out block leaves nothing in the temporary directory).
+  let tmp: ReturnType<typeof scratchDir> | undefined;
+  let otherRun: ReturnType<typeof scratchDir> | undefined;
   const runId = testRunId(`faults-${backend}`);
   const marker = `3600.${Date.now() % 1_000_000}${Math.floor(Math.random() * 1000)}`;
   const keys = { runtime: `sk-${canary('runtime-key')}`, judge: `sk-${canary('judge-key')}` };
   const hostCanary = canary('host');
-  const out = path.join(tmp.dir, 'out');
+  let out = '';
+  let commissionDir = '';
   let stub: Awaited<ReturnType<typeof startStubServer>>;
   let listener: net.Server;
   let canaries: Record<string, string>;
@@ -115,6 +117,10 @@ describe.each([
 
   beforeAll(async () => {
     if (skip) return;
+    const scratch = scratchDir(`faults-${backend}`);
+    tmp = scratch;
+    otherRun = scratchDir('faults-other-run');
+    out = path.join(scratch.dir, 'out');
     writeFileSync(path.join(otherRun.dir, 'input.md'), `${hostCanary}\n`, { mode: 0o644 });
     stub = await startStubServer({
       script: (req: { body?: { model?: string } }) =>
@@ -138,8 +144,8 @@ describe.each([
       .flat()
       .filter((a) => a && a.family === 'IPv4')
       .map((a) => a!.address);
-    const commission = path.join(tmp.dir, 'fault-suite');
-    const made = faultCommission(tmp.dir, {
+    const commission = path.join(scratch.dir, 'fault-suite');
+    const made = faultCommission(scratch.dir, {
       env: {
         FAULT_TARGETS: [...addresses.map((a) => `${a}:${port}`), `127.0.0.1:${stubPort}`].join(','),
         FAULT_PEEK_CASES: [
@@ -156,8 +162,9 @@ describe.each([
         FAULT_MARKER: marker,
       },
     });
+    commissionDir = made.dir;
     canaries = { ...made.canaries, host: hostCanary, runtimeKey: keys.runtime, judgeKey: keys.judge };
-    const map = Object.fromEntries(deliveries.map((n) => [n, delivery(tmp.dir, n)]));
+    const map = Object.fromEntries(deliveries.map((n) => [n, delivery(scratch.dir, n)]));
     const run = spawnNode(
       [
         path.join(REPO, 'test/hardening/run-faults.mjs'),
@@ -181,8 +188,8 @@ describe.each([
   afterAll(async () => {
     await stub?.close();
     listener?.close();
-    tmp.cleanup();
-    otherRun.cleanup();
+    tmp?.cleanup();
+    otherRun?.cleanup();
   });
 
   const caseOf = (name: string) => summary.commissions.find((c) => c.delivery.label === name)?.cases ?? [];
@@ -224,10 +231,17 @@ describe.each([
       expect(places.some(([p]) => p.startsWith('ledger/'))).toBe(true);
       expect(places.some(([p]) => p === 'index.html')).toBe(true);
       const found: string[] = [];
-      for (const [where, text] of places) {
+      const scan = (where: string, text: string) => {
         for (const [what, value] of Object.entries(canaries))
           if (text.includes(value)) found.push(`${what} in ${where}`);
-      }
+      };
+      // The scan itself finds every evaluator canary where it is planted (else an empty result proves nothing).
+      for (const [where, text] of filesUnder(commissionDir)) scan(where, text);
+      expect(new Set(found.map((f) => f.split(' ')[0]))).toEqual(
+        new Set(['commission', 'rubric', 'truthH1', 'truthH2', 'truthDev']),
+      );
+      found.length = 0;
+      for (const [where, text] of places) scan(where, text);
       expect(found).toEqual([]);
       // The snooping deliveries did run and write what they found (none of it evaluator-owned, as above).
       expect(existsSync(path.join(out, 'cases/fault-suite/read-host-files/heldout/h1-t1/found.txt'))).toBe(true);

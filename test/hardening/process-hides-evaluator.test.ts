@@ -165,6 +165,30 @@ describe('the process backend hides the evaluator from the delivery', () => {
     },
   );
 
+  test.skipIf(!caps.privateRoot)(
+    `in a private root without a user to drop to, the command keeps no capability (it could chroot back out)${caps.privateRoot ? '' : ' — skipped: no private root can be built here'}`,
+    async () => {
+      const { dir } = faultCommission(path.join(tmp.dir, 'caps'), { judge: false });
+      const x = await createProcessBackend({ capabilities: { dropUser: false } }).run({
+        runId: testRunId('caps'),
+        caseId: 'h1',
+        trial: 1,
+        command:
+          'grep -E "^Cap(Eff|Prm|Bnd):" /proc/self/status; mkdir -p "$HOME/x"; chroot "$HOME/x" /bin/true && echo escaped',
+        deliveryDir: delivery(path.join(tmp.dir, 'caps'), 'read-host-files'),
+        inputPath: path.join(dir, 'cases/heldout/h1/input.md'),
+        assetsDir: null,
+        outputDir: path.join(tmp.dir, 'caps', 'out'),
+        evaluatorPaths: [dir],
+        limits: { wallSeconds: 30, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+      });
+      expect(x.stdout).toMatch(/CapEff:\s+0+\n/);
+      expect(x.stdout).toMatch(/CapPrm:\s+0+\n/);
+      expect(x.stdout).toMatch(/CapBnd:\s+0+\n/);
+      expect(x.stdout).not.toContain('escaped');
+    },
+  );
+
   test('where no private root can be built, a case that could read the evaluator is refused', async () => {
     const backend = createProcessBackend({ capabilities: { privateRoot: false, mountns: false } });
     const { dir } = faultCommission(path.join(tmp.dir, 'refused'), { judge: false });
