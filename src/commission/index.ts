@@ -1,5 +1,6 @@
 export { caseServices, serviceFileSource } from './case-environment.js';
 export * from './environment-schema.js';
+export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {
   type CaseRef,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.js';
+import { harborSchema } from './harbor-schema.js';
 
 /**
  * The zod schemas of a commission package (DESIGN §3, §4). One schema serves `commission.yaml`,
@@ -7,7 +8,7 @@ import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.
  * `file: path.to.field: problem` lines.
  */
 
-export const FAMILIES = ['creation', 'editing', 'optimization', 'tool-agent'] as const;
+export const FAMILIES = ['creation', 'editing', 'optimization', 'tool-agent', 'harbor'] as const;
 export const familySchema = z.enum(FAMILIES);
 
 const idSchema = z
@@ -151,6 +152,8 @@ export const commissionSchema = z
     optimization: optimizationSchema.optional(),
     /** tool-agent: the τ-bench shape; each case's truth.json is the τ² task (DESIGN §1, §5). */
     toolAgent: toolAgentSchema.optional(),
+    /** harbor: a Harbor task run as Harbor runs it (harbor-schema.ts). */
+    harbor: harborSchema.optional(),
     /** Services every case × trial runs beside the delivery, in one loopback-only pod (issue 19). */
     services: servicesSchema.default([]),
     /** Image map: from → local image, for machines without a registry; `--image-map` adds to it (issue 19). */
@@ -163,6 +166,9 @@ export const commissionSchema = z
     }
     if (c.family === 'tool-agent' && !c.toolAgent) {
       ctx.addIssue({ code: 'custom', path: ['toolAgent'], message: 'required when family is tool-agent' });
+    }
+    if (c.family === 'harbor' && !c.harbor) {
+      ctx.addIssue({ code: 'custom', path: ['harbor'], message: 'required when family is harbor' });
     }
     if (c.family === 'optimization' && !c.optimization) {
       ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });
@@ -220,6 +226,8 @@ export const checkSchema = z.discriminatedUnion('check', [
     tolerance: z.number().nonnegative().default(0),
   }),
   fileCheck('schema', { schema: z.record(z.string(), z.unknown()) }),
+  /** A reward file (flat JSON object of numbers): earns `key`'s value in [0, 1] of its points (see checks.ts). */
+  fileCheck('reward', { key: z.string().min(1).optional() }),
   z
     .object({
       check: z.literal('command'),

@@ -182,11 +182,45 @@ async function runCheckInner(item: CheckItem, ctx: CheckContext): Promise<CheckR
           errors.length === 0 ? `${item.file} satisfies the schema` : `${item.file}: ${formatSchemaErrors(errors)}`,
       };
     }
+    case 'reward':
+      return rewardScore(item.file, item.key, readOutputJson(ctx.outputDir, item.file));
     case 'command':
       return commandCheck(item, ctx);
     case 'function':
       return functionCheck(item, ctx);
   }
+}
+
+/**
+ * A reward file's share of its points (Harbor's reward.json: a flat object of numbers). With `key`, that key's value;
+ * without, `reward` when present, else the only key, else the mean of all keys. Clamped to [0, 1], saying so.
+ */
+export function rewardScore(file: string, key: string | undefined, doc: unknown): CheckResult {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    return { score: 0, evidence: `${file} is not an object of rewards (found ${show(doc)})` };
+  const rewards = doc as Record<string, unknown>;
+  const keys = Object.keys(rewards);
+  let value: unknown;
+  let what: string;
+  if (key !== undefined) {
+    if (!Object.hasOwn(rewards, key))
+      return { score: 0, evidence: `${file} has no reward ${key} (keys: ${keys.join(', ') || 'none'})` };
+    [value, what] = [rewards[key], key];
+  } else if (Object.hasOwn(rewards, 'reward') || keys.length === 1) {
+    what = Object.hasOwn(rewards, 'reward') ? 'reward' : keys[0]!;
+    value = rewards[what];
+  } else {
+    const nums = keys.map((k) => rewards[k]);
+    if (nums.length === 0 || !nums.every((n) => typeof n === 'number'))
+      return { score: 0, evidence: `${file} holds no numeric rewards (found ${show(doc)})` };
+    value = (nums as number[]).reduce((a, b) => a + b, 0) / nums.length;
+    what = `mean of ${keys.join(', ')}`;
+  }
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    return { score: 0, evidence: `${file} ${what} is not a number (found ${show(value)})` };
+  const score = Math.min(1, Math.max(0, value));
+  const clamped = score === value ? '' : ` (outside [0, 1]: counted as ${score})`;
+  return { score, evidence: `${file} ${what} = ${value}${clamped}` };
 }
 
 function containsScore(where: string, expected: unknown, found: unknown): CheckResult {

@@ -20,7 +20,7 @@ const checkGates: Phase = (ctx) => {
 /** One case's grading, in order, with the family's own phases in their places. */
 function phases(family: FamilyGrading): Phase[] {
   return [
-    checkGates,
+    family.gates ?? checkGates,
     family.afterGates,
     scoreItems,
     checkOutcomes,

@@ -89,6 +89,8 @@ function itemTitle(item: CheckItem): string {
     case 'regex':
     case 'schema':
       return `${item.check} ${item.file}`;
+    case 'reward':
+      return `reward ${item.file}${item.key ? `:${item.key}` : ''}`;
     default:
       return `${item.check} ${item.file}${item.path ? `:${item.path}` : ''}`;
   }

@@ -58,7 +58,10 @@ export function defineImporter<O extends ImportOptions = ImportOptions, X extend
     const draft = new PackageDraft();
     const built = await definition.build({ source, sourceDir, outDir: path.resolve(outDir), options, draft });
     const sourceName = built.sourceName ?? path.basename(sourceDir);
-    draft.put('IMPORT-NOTES.md', notesMarkdown(definition.kind, sourceName, draft.notes, built.appendix));
+    draft.put(
+      'IMPORT-NOTES.md',
+      notesMarkdown(definition.kind, sourceName, draft.notes, draft.sources, built.appendix),
+    );
     return { ...writePackage(draft, outDir, built.id, options), ...built.extra } as ImportResult & X;
   };
 }

@@ -1,193 +1,412 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { stripCanary } from '../util/index.js';
 import { commissionId } from './commission-fields.js';
-import { type BuiltPackage, defineImporter, type ImportContext } from './define-importer.js';
-import { verifierCommand } from './harbor-verifier.js';
+import { type BuiltPackage, defineImporter, type ImportContext, type Importer } from './define-importer.js';
+import { readCompose } from './harbor-compose.js';
+import { type DockerfileFacts, readDockerfile } from './harbor-dockerfile.js';
+import { runtimeFetches } from './harbor-fetches.js';
+import { accountFiles } from './harbor-files.js';
+import { dimensionId, equalMaxima, rewardKeys } from './harbor-rewards.js';
+import { readTaskToml, templateNames } from './harbor-task.js';
 import { toYaml } from './package-writer.js';
-import { listTree, readIfExists } from './source-files.js';
+import { listTree, readIfExists, subdirs } from './source-files.js';
 import { parseToml, TomlError, type TomlTable } from './toml.js';
 import { ImportError, type ImportOptions } from './types.js';
-import { asNumber, asObject, asText } from './values.js';
+import { asObject, asText } from './values.js';
 
-/** The entry command of an imported Harbor task when none is given: the delivery is the agent under test. */
-export const HARBOR_DEFAULT_ENTRY = 'python run_agent.py --input {input} --output {output}';
+/**
+ * The entry command of an imported Harbor task when none is given. Harbor names none (the agent is whatever is
+ * evaluated); the delivery runs inside the task's own container, whose image may have no interpreter but `sh`.
+ */
+export const HARBOR_DEFAULT_ENTRY = 'sh {delivery}/run.sh {input}';
 
 export interface HarborImportOptions extends ImportOptions {
-  /** The delivery's launch command (Harbor tasks name none: the agent is whatever is being evaluated). */
+  /** The delivery's launch command, run in the task's container in its workdir (default `HARBOR_DEFAULT_ENTRY`). */
   entry?: string;
 }
 
 /**
- * Imports a Harbor task (`instruction.md`, `task.toml`, `environment/Dockerfile`, `tests/test.sh`) into a heldout
- * commission: one case (the instruction), scored by `tests/test.sh` as a `command` check whose reward (0–1) becomes
- * the one 100-point dimension. Deterministic; rejects with an `ImportError` naming every missing piece.
+ * Imports a Harbor task (Terminal-Bench 2 layout: `task.toml`, `instruction.md` or `steps/`, `environment/`,
+ * `tests/`, `solution/`) into a `harbor`-family commission that runs it as Harbor does: the task copied verbatim to
+ * `harbor/`, one case (the instruction), the verifier's reward keys as dimensions. Refuses, naming each, a task
+ * that lacks what Harbor requires or uses what heldout cannot run; accounts for every file in IMPORT-NOTES.
  */
-export const importHarbor = defineImporter<HarborImportOptions>({ kind: 'harbor', build: buildHarbor });
+const importHarborTask = defineImporter<HarborImportOptions>({ kind: 'harbor', build: buildHarbor });
 
-function buildHarbor({
-  source: taskDirArg,
-  sourceDir: taskDir,
-  options,
-  draft,
-}: ImportContext<HarborImportOptions>): BuiltPackage {
+/** `importHarborTask`, refusing a registry file (`registry.json`) by what it is rather than as "not a directory". */
+export const importHarbor: Importer<HarborImportOptions> = async (source, outDir, options) => {
+  if (existsSync(source) && statSync(source).isFile() && path.basename(source) === 'registry.json')
+    throw new ImportError(source, [
+      `a Harbor registry, not a task: import each task it lists (heldout import harbor <dir>/<task>)${registryPaths(source)}`,
+    ]);
+  return importHarborTask(source, outDir, options);
+};
+
+/** The task paths a registry lists (`path` of any entry, as Harbor's and the cookbook's registries have), as text. */
+function registryPaths(file: string): string {
+  const found: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') {
+      const p = (v as Record<string, unknown>).path;
+      if (typeof p === 'string') found.push(p);
+      Object.values(v).forEach(walk);
+    }
+  };
+  try {
+    walk(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return '';
+  }
+  return found.length ? `: ${[...new Set(found)].join(', ')}` : '';
+}
+
+function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportContext<HarborImportOptions>): BuiltPackage {
+  const dataset = datasetTasks(taskDir);
+  if (dataset) throw new ImportError(source, [dataset]);
   const missing: string[] = [];
-  const instruction = readIfExists(path.join(taskDir, 'instruction.md'));
-  if (instruction === null) missing.push('instruction.md (the task prompt)');
-  else if (instruction.trim() === '') missing.push('instruction.md is empty');
   const tomlText = readIfExists(path.join(taskDir, 'task.toml'));
   let toml: TomlTable = {};
-  if (tomlText === null) missing.push('task.toml (timeouts and resources)');
-  else {
+  let tomlProblem: string | null = tomlText === null ? 'task.toml (timeouts and resources)' : null;
+  if (tomlText !== null) {
     try {
       toml = parseToml(tomlText);
     } catch (err) {
       if (!(err instanceof TomlError)) throw err;
-      missing.push(`task.toml: ${err.message}`);
+      tomlProblem = `task.toml: ${err.message}`;
     }
   }
-  const testsDir = path.join(taskDir, 'tests');
-  if (!existsSync(path.join(testsDir, 'test.sh')))
-    missing.push('tests/test.sh (the verifier writing reward.txt or reward.json)');
-  if (missing.length > 0) throw new ImportError(taskDirArg, missing);
-
+  const declaredSteps = Array.isArray(toml.steps)
+    ? (toml.steps as unknown[]).map((s, i) => asText(asObject(s)?.name) ?? `step-${i + 1}`)
+    : [];
+  const multiStep = declaredSteps.length > 0;
+  const has = (rel: string) => existsSync(path.join(taskDir, rel));
+  let instruction: string | null = null;
+  if (!multiStep) {
+    instruction = readIfExists(path.join(taskDir, 'instruction.md'));
+    if (instruction === null) missing.push('instruction.md (the task prompt)');
+    else if (stripCanary(instruction).trim() === '') missing.push('instruction.md is empty');
+    if (tomlProblem) missing.push(tomlProblem);
+    if (!has('tests/test.sh')) missing.push('tests/test.sh (the verifier writing reward.txt or reward.json)');
+  } else {
+    if (tomlProblem) missing.push(tomlProblem);
+    for (const name of declaredSteps) {
+      const text = readIfExists(path.join(taskDir, 'steps', name, 'instruction.md'));
+      if (text === null || stripCanary(text).trim() === '')
+        missing.push(`steps/${name}/instruction.md (step ${name}'s prompt)`);
+      if (!has(`steps/${name}/tests/test.sh`) && !has('tests/test.sh'))
+        missing.push(`steps/${name}/tests/test.sh or tests/test.sh (step ${name}'s verifier)`);
+    }
+  }
+  const dockerfileText = readIfExists(path.join(taskDir, 'environment', 'Dockerfile'));
+  const composeText = readIfExists(path.join(taskDir, 'environment', 'docker-compose.yaml'));
+  const envTable = asObject(toml.environment);
+  const prebuilt = asText(envTable?.docker_image);
+  if (!has('environment') || !statSync(path.join(taskDir, 'environment')).isDirectory())
+    missing.push('environment/ (Harbor requires the directory)');
+  else if (dockerfileText === null && prebuilt === null)
+    missing.push('environment/Dockerfile or [environment].docker_image (the image the trial runs)');
   const task = asObject(toml.task);
-  const env = asObject(toml.environment);
-  const agent = asObject(toml.agent);
-  const verifier = asObject(toml.verifier);
-  const name = asText(task?.name)?.split('/').pop() ?? path.basename(taskDir);
+  if (task && !/^[a-zA-Z0-9][a-zA-Z0-9._-]*\/[a-zA-Z0-9][a-zA-Z0-9._-]*$/.test(asText(task.name) ?? ''))
+    missing.push('task.toml: [task].name must be org/name (Harbor requires it once [task] exists)');
+  if (missing.length > 0) throw new ImportError(source, missing);
+
+  const reading = readTaskToml(toml, { multiStep: has('steps') });
+  if (reading.unsupported.length)
+    throw new ImportError(
+      source,
+      reading.unsupported.map((u) => `unsupported: ${u}`),
+    );
+  const name = reading.name?.split('/').pop() ?? path.basename(taskDir);
   const id = commissionId(name);
-  const heading = /^#\s+(.+)$/m.exec(instruction!)?.[1]?.trim();
-  const title = asText(task?.description) ?? heading ?? name;
+  const notes = [...reading.notes];
+  const harbor = reading.harbor;
 
-  // --- the image: the Dockerfile's (last) FROM; its other instructions are not replayed.
-  const dockerfile = readIfExists(path.join(taskDir, 'environment', 'Dockerfile'));
-  let image: string | null = null;
-  let workdir = '/app';
-  if (dockerfile !== null) {
-    const lines = dockerfile.replace(/\\\r?\n/g, ' ').split(/\r?\n/);
-    const froms = lines.map((l) => /^\s*FROM\s+(?:--\S+\s+)*(\S+)/i.exec(l)?.[1]).filter((x): x is string => !!x);
-    image = froms[froms.length - 1] ?? null;
-    const wd = lines.map((l) => /^\s*WORKDIR\s+(\S+)/i.exec(l)?.[1]).filter(Boolean);
-    if (wd.length) workdir = wd[wd.length - 1]!;
-    const other = lines
-      .filter((l) => /^\s*[A-Z]+\s/.test(l) && !/^\s*(FROM|WORKDIR)\s/i.test(l))
-      .map((l) => l.trim().split(/\s+/)[0]!.toUpperCase());
-    if (image)
-      draft.note(
-        `sandbox.image is ${image} (the Dockerfile's FROM): it must exist locally (\`docker image inspect ${image}\`); heldout never pulls`,
-      );
-    if (other.length) {
-      draft.note(
-        `environment/Dockerfile instructions ${[...new Set(other)].join(', ')} are not replayed: build the environment yourself (\`docker build -t ${id}-env environment/\`) and set sandbox.image to that tag if the task needs them`,
-      );
+  // --- the environment image
+  const facts: DockerfileFacts | null = dockerfileText === null ? null : readDockerfile(dockerfileText);
+  harbor.image = imageBlock(facts, prebuilt, notes);
+  // --- compose sidecars
+  const serviceContexts: Record<string, string> = {};
+  let services: Record<string, unknown>[] = [];
+  if (composeText !== null) {
+    let compose: ReturnType<typeof readCompose>;
+    try {
+      compose = readCompose(composeText);
+    } catch (err) {
+      throw new ImportError(source, [`environment/docker-compose.yaml: ${(err as Error).message.split('\n')[0]}`]);
     }
-  } else draft.note("no environment/Dockerfile: the sandbox uses heldout's runtime image");
-  if (
-    existsSync(path.join(taskDir, 'environment', 'docker-compose.yaml')) ||
-    existsSync(path.join(taskDir, 'environment', 'docker-compose.yml'))
-  ) {
-    draft.note(
-      'environment/docker-compose.*: multi-container environments are not supported; only the Dockerfile image is used',
-    );
+    notes.push(...compose.notes);
+    if (compose.mainOverrides.length)
+      notes.push(
+        `compose service main overrides ${compose.mainOverrides.map((k) => `\`${k}\``).join(', ')}: not carried over (main is the trial container heldout makes)`,
+      );
+    services = compose.services.flatMap((s) => {
+      if (!s.build && !s.image) {
+        notes.push(`compose service \`${s.name}\` has neither build nor image: it is not run`);
+        return [];
+      }
+      if (s.build) serviceContexts[s.name] = s.build.context;
+      if (s.entrypoint) notes.push(`compose service \`${s.name}\`: its entrypoint override is not carried over`);
+      const ready = readyOf(s.healthcheck);
+      const hostVars = templateNames(s.env);
+      if (hostVars.length)
+        notes.push(
+          `compose service \`${s.name}\` reads ${hostVars.join(', ')} from the host when it starts (an unset one without a default is an infra-error naming it)`,
+        );
+      notes.push(
+        `compose service \`${s.name}\` (${s.build ? `built from environment/${s.build.context}` : `image ${s.image}`}${s.expose.length ? `, port ${s.expose.join(', ')}` : ''}): a case service in the trial's pod, where the agent reaches it as ${s.name}; the trial starts once it is ${ready ? 'healthy (its healthcheck as the ready command)' : 'running'}`,
+      );
+      return [
+        {
+          name: s.name,
+          ...(s.build
+            ? {
+                build: {
+                  context: path.posix.join('harbor/environment', s.build.context),
+                  dockerfile: s.build.dockerfile,
+                },
+              }
+            : { image: s.image }),
+          ...(s.command ? { command: s.command } : {}),
+          ...(Object.keys(s.env).length ? { env: s.env } : {}),
+          ...(ready ? { ready: ready.ready, timeout: ready.timeout } : {}),
+        },
+      ];
+    });
   }
+  if (has('environment/docker-compose.yml') && composeText === null)
+    notes.push('environment/docker-compose.yml is ignored, as Harbor ignores it (it reads only docker-compose.yaml)');
 
-  // --- budgets and network
-  const budgets: Record<string, number> = {};
-  const wall = asNumber(agent?.timeout_sec);
-  if (wall !== null) budgets.wallSeconds = wall;
-  else draft.note("task.toml has no [agent].timeout_sec: heldout's default 600 s applies");
-  const cpus = asNumber(env?.cpus);
-  if (cpus !== null) budgets.cpus = cpus;
-  const memory = asNumber(env?.memory_mb) ?? memoryMb(env?.memory);
-  if (memory !== null) budgets.memoryMb = memory;
-  if (env?.allow_internet === true)
-    draft.note(
-      '[environment].allow_internet = true cannot be honoured: heldout sandboxes have no network (model calls go through the gateway only)',
+  // --- the reward keys → dimensions
+  const verifierFiles = listTree(taskDir)
+    .filter((f) => /^(tests\/|steps\/[^/]+\/tests\/)/.test(f))
+    .map((f) => ({ path: f, text: readIfExists(path.join(taskDir, f)) ?? '' }));
+  const rewards = rewardKeys(verifierFiles);
+  if (rewards.evidence.length)
+    notes.push(
+      `reward keys ${rewards.keys.join(', ')} (read from ${rewards.evidence.join(', ')}) are one dimension each, equally weighted; the Result is their mean × 100`,
     );
-  for (const k of ['storage_mb', 'storage', 'gpus', 'gpu_types', 'tpu', 'build_timeout_sec', 'os']) {
-    if (env && k in env) draft.note(`[environment].${k} = ${JSON.stringify(env[k])} has no heldout counterpart`);
-  }
+  else if (rewards.unreadJson)
+    notes.push(
+      'the verifier names reward.json but no key could be read from it: one dimension `reward` takes its `reward` key, its only key, or the mean of its keys',
+    );
+  const taken = new Set<string>();
+  const maxima = equalMaxima(rewards.keys.length);
+  const dimensions = rewards.keys.map((key, i) => ({
+    id: dimensionId(key, taken),
+    title: key === 'reward' ? 'Harbor verifier reward' : `Harbor reward: ${key}`,
+    max: maxima[i]!,
+    items: [
+      {
+        check: 'reward',
+        file: 'reward.json',
+        ...(rewards.keys.length > 1 || rewards.evidence.length ? { key } : {}),
+        points: maxima[i]!,
+        title: `reward.json ${key}`,
+      },
+    ],
+  }));
 
-  // --- the verifier as a command check
-  const verifierTimeout = asNumber(verifier?.timeout_sec) ?? 600;
-  const verifierEnv = asObject(verifier?.env) ?? {};
-  const testFiles = listTree(testsDir);
-  const run = verifierCommand(testsDir, testFiles, workdir, verifierEnv);
-  draft.note(
-    `tests/ (${testFiles.join(', ')}) is inlined into the command check, where /logs/verifier is rewritten to the check's {output} (read for reward.txt / reward.json), /tests to the unpacked tests, and ${workdir} (the environment's WORKDIR) to the delivery's case outputs: the agent must leave its work in its output directory`,
-  );
-  if (Object.keys(verifierEnv).length)
-    draft.note(`[verifier].env is passed to test.sh: ${Object.keys(verifierEnv).sort().join(', ')}`);
-  if (existsSync(path.join(taskDir, 'solution')))
-    draft.note('solution/ (the oracle) is not imported: run it as a delivery of its own to check the task');
-  const mappedTop = new Set(['version', 'schema_version', 'task', 'metadata', 'verifier', 'agent', 'environment']);
-  const rest = Object.keys(toml)
-    .filter((k) => !mappedTop.has(k))
-    .sort();
-  if (rest.length) draft.note(`task.toml sections not mapped: ${rest.join(', ')}`);
-  if (toml.metadata !== undefined) draft.note('[metadata] is descriptive only (kept in source/task.toml)');
+  notes.push(...fetchNotes(taskDir));
 
+  // --- commission.yaml
   const entry = options.entry ?? HARBOR_DEFAULT_ENTRY;
   if (!options.entry)
-    draft.note(`Harbor names no launch command; the entry is \`${entry}\` (pass --entry to change it)`);
-
-  const commission: Record<string, unknown> = { id, title, family: 'creation', entry, exitCodes: [0] };
-  if (image) commission.sandbox = { image };
-  commission.budgets = budgets;
-  commission.trials = 1;
-  draft.put('commission.yaml', toYaml(commission));
-
-  const check: Record<string, unknown> = {
-    check: 'command',
-    run,
-    timeoutSeconds: verifierTimeout,
-    score: 'reward',
-    points: 100,
-    title: 'tests/test.sh',
-  };
-  if (image) check.image = image;
-  draft.put(
-    'rubric.yaml',
-    toYaml({ dimensions: [{ id: 'reward', title: 'Harbor verifier reward', max: 100, items: [check] }] }),
+    notes.push(
+      `Harbor names no launch command; the entry is \`${entry}\`, run in the task's container in its workdir (pass --entry to change it)`,
+    );
+  notes.push(
+    'a Harbor trial is graded by its verifier alone: the agent exit code and a timeout do not gate the case (Harbor verifies whatever state the agent left); a verifier that cannot run, or writes no reward, makes the case an infra-error carrying its output',
   );
+  notes.push('pass rule: minResult 100, i.e. full reward (Terminal-Bench counts a task solved at reward 1)');
+  const commission: Record<string, unknown> = {
+    id,
+    title: reading.description ?? headingOf(instruction) ?? name,
+    family: 'harbor',
+    entry,
+    sandbox: sandboxOf(facts, prebuilt),
+    ...(services.length ? { services } : {}),
+    budgets: reading.budgets,
+    trials: 1,
+    pass: { minResult: 100 },
+    harbor,
+  };
+  draft.put('commission.yaml', toYaml(commission));
+  draft.put('rubric.yaml', toYaml({ dimensions }));
 
   // --- requirement and the single case
+  const steps = declaredSteps.map((n) => ({
+    name: n,
+    text: stripCanary(readIfExists(path.join(taskDir, 'steps', n, 'instruction.md')) ?? '').trim(),
+  }));
+  const caseInput = multiStep
+    ? `${steps.map((s, i) => `## Step ${i + 1}: ${s.name}\n\n${s.text}`).join('\n\n')}\n`
+    : `${stripCanary(instruction!).trimEnd()}\n`;
+  requirementDocs(draft, caseInput, entry, harbor, reading.budgets);
+  for (const split of ['dev', 'heldout'] as const) draft.put(`cases/${split}/task/input.md`, caseInput);
+  notes.push(
+    multiStep
+      ? `a multi-step task is one case whose steps run in order in one container; input.md lists the steps (${declaredSteps.join(', ')}), but the delivery sees only the current step's instruction at {input}, as Harbor's agent does`
+      : 'a Harbor task is one case: the instruction is the held-out case `task` and, as heldout needs a development case, also the dev case `task`; so the dev/held-out gap of this commission means nothing',
+  );
+  for (const d of subdirs(path.join(taskDir, 'steps')))
+    if (!declaredSteps.includes(d)) notes.push(`steps/${d}/ is not a declared [[steps]] entry: Harbor does not run it`);
+
+  // --- the task itself, verbatim, and what became of each file
+  const files = draft.copyTree(taskDir, 'harbor');
+  for (const [f, became] of accountFiles({
+    files,
+    copies: facts?.copies ?? [],
+    serviceContexts,
+    hasCompose: composeText !== null,
+    steps: declaredSteps,
+  }))
+    draft.account(f, became);
+  for (const n of notes) draft.note(n);
+  return { id, sourceName: path.basename(taskDir) };
+}
+
+/** What each script of the task fetches when it runs, by phase: the phases that need a network. */
+function fetchNotes(taskDir: string): string[] {
+  const notes: string[] = [];
+  for (const f of listTree(taskDir)) {
+    const phase = /(^|\/)tests\/test\.sh$/.test(f)
+      ? "the verifier needs the network for it (and those tools in the image); where the trial has none it cannot run, and the case is an infra-error naming what was missing, never the delivery's 0"
+      : /(^|\/)solution\/solve\.sh$/.test(f)
+        ? '`heldout run --oracle` needs the network for it'
+        : /\/workdir\/setup\.sh$/.test(f)
+          ? "the step's setup needs the network for it"
+          : null;
+    if (!phase) continue;
+    const found = runtimeFetches(readIfExists(path.join(taskDir, f)) ?? '');
+    if (found.length) notes.push(`\`${f}\` fetches when it runs: ${found.join(', ')}; ${phase}`);
+  }
+  return notes;
+}
+
+/**
+ * Why a directory that is no task but a collection of them (a Harbor registry's `registry.json`, or task
+ * directories below it) is refused, naming its tasks, or null for anything else: one commission is one task.
+ */
+function datasetTasks(dir: string): string | null {
+  if (existsSync(path.join(dir, 'task.toml')) || existsSync(path.join(dir, 'instruction.md'))) return null;
+  const below = subdirs(dir).filter((d) => existsSync(path.join(dir, d, 'task.toml')));
+  const registry = existsSync(path.join(dir, 'registry.json'));
+  if (!below.length && !registry) return null;
+  const what = registry ? 'a Harbor registry (registry.json)' : 'a directory of Harbor tasks';
+  const list = below.length ? `: ${below.join(', ')}` : '';
+  return `${what}, not a task: import each task directory (heldout import harbor <dir>/<task>)${list}`;
+}
+
+/** A compose healthcheck as a service's ready command, with a deadline its retries fit in. */
+function readyOf(
+  h: ReturnType<typeof readCompose>['services'][number]['healthcheck'],
+): { ready: { command: string | string[] }; timeout: number } | null {
+  if (!h) return null;
+  const command = h.test[0] === 'CMD-SHELL' ? (h.test[1] ?? '') : h.test[0] === 'CMD' ? h.test.slice(1) : h.test;
+  if (command.length === 0) return null;
+  return {
+    ready: { command },
+    timeout: Math.ceil(h.startPeriodSeconds + h.retries * (h.intervalSeconds + h.timeoutSeconds)) || 60,
+  };
+}
+
+function headingOf(text: string | null): string | null {
+  return text ? (/^#\s+(.+)$/m.exec(stripCanary(text))?.[1]?.trim() ?? null) : null;
+}
+
+/**
+ * Where the trial's image comes from. A `docker_image` other than the Dockerfile's base is the task's environment
+ * prebuilt (Terminal-Bench 2's `<org>/<task>:<date>`): Harbor runs it without building, and so does heldout. One
+ * equal to the base (TB-2.1's `ubuntu:24.04`) is only that base: the Dockerfile is built on the engine then, as it is
+ * when there is no docker_image (an image map may run another image instead, skipping the build).
+ */
+function sandboxOf(facts: DockerfileFacts | null, prebuilt: string | null): Record<string, unknown> {
+  if (!facts) return { image: prebuilt };
+  if (prebuilt && normalized(prebuilt) !== normalized(facts.base ?? '')) return { image: prebuilt };
+  return { build: { context: 'harbor/environment', dockerfile: 'Dockerfile' } };
+}
+
+/** An image reference in docker's short form (`ubuntu` = `ubuntu:latest` = `docker.io/library/ubuntu:latest`). */
+function normalized(ref: string): string {
+  const r = ref
+    .trim()
+    .replace(/^(?:docker\.io|index\.docker\.io)\//, '')
+    .replace(/^library\//, '');
+  return /:[^/]+$|@/.test(r) ? r : `${r}:latest`;
+}
+
+/** The `harbor.image` block, with notes on what a build gives and what a replay onto another image cannot. */
+function imageBlock(facts: DockerfileFacts | null, prebuilt: string | null, notes: string[]): Record<string, unknown> {
+  if (!facts) {
+    notes.push(
+      `the image is [environment].docker_image ${prebuilt}: it must exist on the engine (heldout pulls nothing) or be mapped`,
+    );
+    return { dockerfile: null, context: 'harbor/environment', prebuilt };
+  }
+  if (facts.stages.length > 1)
+    notes.push(
+      `environment/Dockerfile has ${facts.stages.length} stages (${facts.stages.join(', ')}); only the final one's image is run`,
+    );
+  if (prebuilt && normalized(prebuilt) === normalized(facts.base ?? ''))
+    notes.push(
+      `[environment].docker_image = ${prebuilt} is the Dockerfile's own base: Harbor would run that bare image unless --force-build; heldout builds environment/Dockerfile, which is what the task's files need`,
+    );
+  else if (prebuilt)
+    notes.push(
+      `[environment].docker_image = ${prebuilt} is the task's environment prebuilt: heldout runs it as Harbor does (it must be on the engine: docker pull or load it); environment/Dockerfile is what it was built from`,
+    );
+  notes.push(
+    `the trial's image is environment/Dockerfile (FROM ${facts.base}); where it is not built on the engine (no build, or its base mapped to another image), its final stage's WORKDIR, ENV, USER, ENTRYPOINT and local COPY are replayed onto the image run${facts.skipped.length ? `, and its ${facts.skipped.length} other instruction(s) are not: ${facts.skipped.map((s) => `\`${s.length > 80 ? `${s.slice(0, 77)}…` : s}\``).join(', ')}` : ' (it has no other instruction)'}`,
+  );
+  if (facts.ignored.length)
+    notes.push(
+      `Dockerfile instructions with no effect on a Harbor trial: ${facts.ignored.map((s) => `\`${s.split(/\s+/)[0]}\``).join(', ')} (Harbor replaces the command with sleep infinity)`,
+    );
+  return {
+    dockerfile: 'harbor/environment/Dockerfile',
+    context: 'harbor/environment',
+    base: facts.base,
+    prebuilt,
+    workdir: facts.workdir,
+    user: facts.user,
+    entrypoint: facts.entrypoint,
+    env: facts.env,
+    copies: facts.copies,
+    skipped: facts.skipped,
+  };
+}
+
+function requirementDocs(
+  draft: ImportContext['draft'],
+  caseInput: string,
+  entry: string,
+  harbor: Record<string, unknown>,
+  budgets: { wallSeconds: number; memoryMb?: number; cpus?: number },
+): void {
   const doc = (title: string, body: string) => `# ${title}\n\n${body.trim()}\n`;
-  draft.put('requirement/01_goal.md', doc('Goal', instruction!));
+  const workdir = (harbor.workdir as string | null) ?? (harbor.image as { workdir?: string | null }).workdir ?? '/';
+  draft.put('requirement/01_goal.md', doc('Goal', caseInput));
   draft.put(
     'requirement/02_interface.md',
     doc(
       'Interface and delivery',
-      `Launch: \`${entry}\`. The case input is the task instruction; leave the finished work in the output directory (it stands for ${workdir} of the Harbor environment).`,
+      `Launch: \`${entry}\`, inside the task's own container, in ${workdir}. {input} is the instruction (of the current step), {output} is /logs/agent, {delivery} is where the delivery is copied (/delivery). The work is the container's state when the agent exits: the task's verifier (\`tests/test.sh\`) then runs in the same container and writes the reward.`,
     ),
   );
   draft.put(
     'requirement/03_requirements.md',
-    doc('Requirements', "Complete the instruction so that the task's verifier (`tests/test.sh`) awards full reward."),
+    doc('Requirements', "Complete the instruction so that the task's verifier awards full reward."),
   );
   draft.put(
     'requirement/04_resources.md',
     doc(
       'Resources',
-      `Per case: ${budgets.wallSeconds ?? 600} s wall clock${memory !== null ? `, ${memory} MiB memory` : ''}${cpus !== null ? `, ${cpus} CPUs` : ''}. No network.`,
+      `Per case: ${budgets.wallSeconds} s for the agent${budgets.memoryMb ? `, ${budgets.memoryMb} MiB memory` : ''}${budgets.cpus ? `, ${budgets.cpus} CPUs` : ''}. Network: ${harbor.network === 'no-network' ? 'none' : 'only where the engine has one'}; model calls go through the evaluator's gateway.`,
     ),
   );
   draft.note(
-    'requirement/: Harbor has only instruction.md; 01_goal.md carries it and 02–04 are written from task.toml',
+    'requirement/: Harbor has only the instruction; 01_goal.md carries it and 02–04 are written from task.toml',
   );
-  for (const split of ['dev', 'heldout'] as const) draft.put(`cases/${split}/task/input.md`, instruction!);
-  draft.note(
-    'a Harbor task is one case: the instruction is the held-out case `task` and, as heldout needs a development case, also the dev case `task`; so the dev/held-out gap of this commission means nothing',
-  );
-  draft.put('source/task.toml', tomlText!);
-  if (dockerfile !== null) draft.put('source/environment/Dockerfile', dockerfile);
-  return { id };
-}
-
-function memoryMb(v: unknown): number | null {
-  if (typeof v !== 'string') return null;
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT])i?B?$/i.exec(v.trim());
-  if (!m) return null;
-  const f = { K: 1 / 1024, M: 1, G: 1024, T: 1024 * 1024 }[m[2]!.toUpperCase() as 'K' | 'M' | 'G' | 'T'];
-  return Math.round(Number(m[1]) * f);
 }

@@ -25,7 +25,6 @@ export {
 } from './define-importer.js';
 export { gitTreeHash, treeId } from './git-tree.js';
 export { HARBOR_DEFAULT_ENTRY, type HarborImportOptions, importHarbor } from './harbor.js';
-export { verifierCommand } from './harbor-verifier.js';
 export { cleanTitle, rubricDimensions, sections, slug, weightedHeading } from './markdown.js';
 export { notesMarkdown, PackageDraft, toYaml, writePackage } from './package-writer.js';
 export { parseToml, TomlError, type TomlTable, type TomlValue } from './toml.js';

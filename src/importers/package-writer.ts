@@ -10,18 +10,33 @@ import { ImportError, type ImportOptions, type ImportResult } from './types.js';
  */
 export class PackageDraft {
   readonly files = new Map<string, Buffer>();
+  /** Files written executable (0755); every other file is 0644. */
+  readonly executable = new Set<string>();
   readonly notes: string[] = [];
+  /** What became of each source file (relative path → what it became), for IMPORT-NOTES' per-file table. */
+  readonly sources = new Map<string, string>();
 
   /** Sets one file (a later put of the same path replaces it); `rel` may use the platform's separator. */
-  put(rel: string, content: string | Buffer): void {
-    this.files.set(rel.split(path.sep).join('/'), typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+  put(rel: string, content: string | Buffer, options: { executable?: boolean } = {}): void {
+    const key = rel.split(path.sep).join('/');
+    this.files.set(key, typeof content === 'string' ? Buffer.from(content, 'utf8') : content);
+    if (options.executable) this.executable.add(key);
+    else this.executable.delete(key);
   }
 
-  /** Copies every file under `srcDir` to `destRel`, in sorted order; returns the relative names copied. */
+  /** Copies every file under `srcDir` to `destRel`, in sorted order, keeping exec bits; returns the names copied. */
   copyTree(srcDir: string, destRel: string): string[] {
     const names = listTree(srcDir);
-    for (const n of names) this.put(`${destRel}/${n}`, readFileSync(path.join(srcDir, n)));
+    for (const n of names) {
+      const p = path.join(srcDir, n);
+      this.put(`${destRel}/${n}`, readFileSync(p), { executable: (statSync(p).mode & 0o111) !== 0 });
+    }
     return names;
+  }
+
+  /** Records what became of one source file (a later call for the same file replaces it). */
+  account(sourceRel: string, became: string): void {
+    this.sources.set(sourceRel, became);
   }
 
   /** Records something the import could not map; the notes become IMPORT-NOTES.md, in the order noted. */
@@ -35,8 +50,28 @@ export function toYaml(value: unknown): string {
   return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
-/** The `IMPORT-NOTES.md` text: where the package came from, every unmapped piece in the order found, an appendix. */
-export function notesMarkdown(kind: string, source: string, notes: string[], appendix?: string): string {
+/**
+ * The `IMPORT-NOTES.md` text: where the package came from, every unmapped piece in the order found, then the
+ * per-file table of `PackageDraft.account` (if any) and an importer's own appendix.
+ */
+export function notesMarkdown(
+  kind: string,
+  source: string,
+  notes: string[],
+  sources: ReadonlyMap<string, string> = new Map(),
+  appendix?: string,
+): string {
+  const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const table = sources.size
+    ? [
+        '## Every source file',
+        '',
+        '| file | what it became |',
+        '| --- | --- |',
+        ...[...sources.keys()].sort().map((f) => `| \`${cell(f)}\` | ${cell(sources.get(f)!)} |`),
+        '',
+      ]
+    : [];
   const lines = [
     `# Import notes`,
     '',
@@ -46,6 +81,7 @@ export function notesMarkdown(kind: string, source: string, notes: string[], app
     '',
     ...(notes.length ? notes.map((n) => `- ${n.replace(/\n/g, '\n  ')}`) : ['- (nothing: every part mapped)']),
     '',
+    ...table,
     ...(appendix ? [appendix] : []),
   ];
   return lines.join('\n');
@@ -73,7 +109,15 @@ export function writePackage(draft: PackageDraft, outDirArg: string, id: string,
   for (const rel of files) {
     const p = path.join(outDir, rel);
     mkdirSync(path.dirname(p), { recursive: true });
-    writeFileSync(p, draft.files.get(rel)!);
+    writeFileSync(p, draft.files.get(rel)!, { mode: draft.executable.has(rel) ? 0o755 : 0o644 });
   }
-  return { outDir, id, files, notes: [...draft.notes] };
+  return {
+    outDir,
+    id,
+    files,
+    notes: [...draft.notes],
+    ...(draft.sources.size
+      ? { sources: [...draft.sources.keys()].sort().map((file) => ({ file, became: draft.sources.get(file)! })) }
+      : {}),
+  };
 }

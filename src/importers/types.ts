@@ -8,6 +8,8 @@ export interface ImportResult {
   files: string[];
   /** What could not be mapped (also written to `IMPORT-NOTES.md`). */
   notes: string[];
+  /** Every source file and what it became (IMPORT-NOTES' per-file table), when the importer accounts for them. */
+  sources?: { file: string; became: string }[];
 }
 
 /** What every importer takes besides its source and output directories. */

@@ -288,7 +288,7 @@ export class RunSession {
       };
       const runCase = family.runCase ?? plainRun;
       const ran = await this.limit(() =>
-        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey }),
+        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages }),
       );
       if (ran.grade) return meta(ran.grade);
       execution = ran.execution;

@@ -53,6 +53,7 @@ export { ServiceError } from './service-error.js';
 export { createSwarmBackend, type SwarmBackendOptions, swarmBackend } from './swarm/backend.js';
 export { extractTar } from './tar.js';
 export { cleanupNow, dieWithParent, installSignalCleanup, registerCleanup, stopReason } from './teardown.js';
+export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
 export type {
   BackendName,
   BuildRequest,

@@ -3,6 +3,9 @@
  * implements these shapes for its own names; `types.ts` gives them the names of the registered backends.
  */
 import type { OutputLimits } from './output-limits.js';
+import type { TrialContainer, TrialSpec } from './trial.js';
+
+export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
 
 /** Resource limits of one execution; taken from the commission's budgets. */
 export interface SandboxLimits {
@@ -209,4 +212,9 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
    * `kept`. Rejects when the place the leftovers live cannot be reached (an engine that does not answer).
    */
   cleanup(runId?: string, options?: CleanupOptions): Promise<Removed>;
+  /**
+   * Starts a trial container that stays up while phases run in it (`trial.ts`); only backends with containers have
+   * it (docker). Rejects when the image is missing or the container cannot start; the caller must `close` it.
+   */
+  openTrial?(spec: TrialSpec, options?: { signal?: AbortSignal }): Promise<TrialContainer>;
 }

@@ -1,8 +1,9 @@
 /**
  * Neutral helpers every part may import (and that import no part): atomic writes, sandbox-readable temp
- * directories, an abortable sleep, shell quoting.
+ * directories, an abortable sleep, shell quoting, benchmark canary lines stripped from an instruction.
  */
 export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
+export { stripCanary } from './canary.js';
 export { shQuote } from './sh-quote.js';
 export { sleep } from './sleep.js';
 export { sandboxTempDir, sandboxTempDirAsync } from './temp-dir.js';

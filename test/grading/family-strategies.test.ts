@@ -15,7 +15,7 @@ describe('the family strategies', () => {
 
   test('an unknown family fails naming the known ones and where to register one', () => {
     expect(() => familyStrategy('translation')).toThrow(
-      /unknown family "translation": heldout knows creation, editing, optimization, tool-agent .*src\/grading\/families\/index\.ts/,
+      /unknown family "translation": heldout knows creation, editing, optimization, tool-agent, harbor .*src\/grading\/families\/index\.ts/,
     );
     expect(() => familyStrategy('toString')).toThrow(/unknown family "toString"/);
   });

@@ -27,6 +27,9 @@ describe('heldout import', () => {
     const doc = JSON.parse(out[0]!);
     expect(doc).toMatchObject({ ok: true, kind: 'harbor', id: 'hello-greeting' });
     expect(doc.files).toContain('IMPORT-NOTES.md');
+    // Harbor's per-file account is `sources` (AgentSWE's is `sourceFiles`): every file of the task, what it became.
+    expect(doc.sources).toContainEqual({ file: 'task.toml', became: expect.stringContaining('commission.yaml') });
+    expect(doc.sourceFiles).toBeUndefined();
   });
 
   test('an incomplete package exits 2 naming what is missing', async () => {

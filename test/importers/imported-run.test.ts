@@ -1,11 +1,11 @@
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { type CaseRef, type Commission, loadCommission } from '../../src/commission/index.js';
 import { type CommandRunner, gradeCase } from '../../src/grading/index.js';
-import { importAgentSwe, importHarbor } from '../../src/importers/index.js';
+import { importAgentSwe } from '../../src/importers/index.js';
 import { resolveSandbox, type SandboxBackend } from '../../src/sandbox/index.js';
-import { dbAnalytics, fixtures, hasData, tmp } from './helpers.js';
+import { dbAnalytics, hasData, tmp } from './helpers.js';
 
 /** A delivery directory holding one run_agent.py. */
 function delivery(script: string): string {
@@ -86,49 +86,3 @@ open(os.path.join(out, 'result.csv'), 'w').write('a,b\\n1,2\\n')
     });
   },
 );
-
-describe('running the imported Harbor task', () => {
-  let c: Commission;
-  /** The evaluator side of a command check, as `heldout run` does it: case outputs read-only at /outputs. */
-  const runCommand: CommandRunner = async (command, opts) => {
-    const evalOut = mkdtempSync(path.join(tmp('eval'), 'o-'));
-    chmodSync(evalOut, 0o777);
-    const scratch = tmp('eval-delivery');
-    chmodSync(scratch, 0o755);
-    const caseRef = c.cases.heldout[0]!;
-    const exec = await backend.run({
-      runId: `import-test-${process.pid}-${++runs}`,
-      caseId: 'task-eval',
-      trial: 1,
-      image: opts.image,
-      command,
-      deliveryDir: scratch,
-      inputPath: caseRef.inputPath,
-      assetsDir: caseRef.assetsDir,
-      outputDir: evalOut,
-      limits: { wallSeconds: opts.timeoutSeconds, memoryMb: 512, cpus: 1, pids: 128, outputBytes: 1 << 20 },
-      mounts: [{ hostPath: opts.mounts.output, containerPath: '/outputs', readOnly: true }],
-    });
-    return { exitCode: exec.exitCode, stdout: exec.stdout, stderr: exec.stderr, outputDir: evalOut };
-  };
-  beforeAll(async () => {
-    const out = path.join(tmp('harbor-run'), 'c');
-    await importHarbor(path.join(fixtures, 'harbor-hello'), out);
-    c = await loadCommission(out);
-  });
-  const writer = (text: string) => `import os, sys
-out = sys.argv[sys.argv.index('--output') + 1]
-open(os.path.join(out, 'hello.txt'), 'w').write(${JSON.stringify(text)})
-`;
-
-  test("tests/test.sh's reward becomes the Result", async () => {
-    const full = await runCase(c, c.cases.heldout[0]!, delivery(writer('Hello, world!\n')), runCommand);
-    expect(full.status).toBe('graded');
-    expect(full.result).toBe(100);
-    const half = await runCase(c, c.cases.heldout[0]!, delivery(writer('hi\n')), runCommand);
-    expect(half.result).toBe(50);
-    const none = await runCase(c, c.cases.heldout[0]!, delivery('pass\n'), runCommand);
-    expect(none.result).toBe(0);
-    expect(none.dimensions.reward!.items[0]!.evidence).toMatch(/reward 0/);
-  });
-});

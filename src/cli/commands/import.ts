@@ -22,8 +22,11 @@ agentswe  an AgentSWE task directory, read by its contract: creation (builder_pa
           own interface (a package with none heldout can run is refused, with the reason). Truth files become each
           case's truth.json (the judge's reference, never staged); a harness fixture service becomes a case service.
           IMPORT-NOTES.md ends with what became of every source file (--json: sourceFiles).
-harbor    a Harbor task (instruction.md, task.toml, environment/Dockerfile, tests/test.sh): one case, scored by
-          tests/test.sh's reward.txt / reward.json as one 100-point dimension.
+harbor    a Harbor / Terminal-Bench task (task.toml, instruction.md or steps/, environment/, tests/, solution/):
+          a harbor-family commission run as Harbor runs it (the agent in the task's container, then its verifier
+          on the same state); the reward keys become dimensions; IMPORT-NOTES.md says what became of every file.
+          A task using what heldout cannot run (a Windows or GPU environment, a separate verifier environment,
+          collect hooks) is refused with the feature named.
 tau2      a τ²-bench domain directory (when this build has the tool-agent domains). For airline and retail the
           import replays every task's gold calls and lists the ones the domain's tools refuse (as τ²'s do) in
           IMPORT-NOTES.md; --json adds them as goldRefusals.
@@ -34,12 +37,13 @@ that could not be mapped. The imported commission is validated before the comman
 Options:
   --out <dir>        the commission directory to write (must be empty or absent, unless --force)
   --force            replace a non-empty output directory
-  --entry <command>  harbor: the delivery's launch command (default: python run_agent.py --input {input} --output {output});
+  --entry <command>  harbor: the delivery's launch command, run in the task's container (default: sh {delivery}/run.sh {input});
                      agentswe: the per-case command when the package's interface has none heldout can run (editing)
   --profile <p>      agentswe: apply profiles/<p>/ (default: the Lite profile of a Lite task; paper: none)
   --lang <l>         agentswe editing: apply lang/<l>/ over tree/ (default: the one task.json marks; as-run: none)
   --product <dir>    agentswe editing: a checkout of the pinned product; checked against the pin, becomes starter/
-  --json             print one JSON document: {ok, kind, out, id, files, notes[, sourceFiles]} or {ok: false, missing}
+  --json             print one JSON document: {ok, kind, out, id, files, notes[, sources][, sourceFiles]} or
+                     {ok: false, missing} (harbor: sources, agentswe: sourceFiles; every source file, what it became)
 
 Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.`,
   options: declareOptions({ string: ['out', 'entry', 'profile', 'lang', 'product'], boolean: ['force', 'json'] }),
@@ -100,6 +104,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
           id: result.id,
           files: result.files,
           notes: result.notes,
+          ...(result.sources ? { sources: result.sources } : {}),
           ...(result.sourceFiles ? { sourceFiles: result.sourceFiles } : {}),
           ...(kind === 'tau2' ? { goldRefusals } : {}),
           ...(problem ? { invalid: problem } : {}),

@@ -1,5 +1,7 @@
 import os from 'node:os';
+import path from 'node:path';
 import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
+import { familyStrategy } from '../../grading/index.js';
 import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
 import { runHeldout } from '../../vitest/index.js';
@@ -19,6 +21,8 @@ through Vitest (the same generated suite \`npx vitest\` runs with the heldout pl
 
 Options:
   --delivery <dir>          the delivery under test (default: $HELDOUT_DELIVERY)
+  --oracle                  run each commission's own reference solution instead of a delivery (a Harbor task's
+                            solution/: checks that the task can be solved here and its verifier runs)
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
   --trials <k>              trials per case (default: the commission's)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
@@ -59,19 +63,31 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       ...GATE_OPTIONS,
     ],
     strings: ['reporter', 'image-map'],
-    boolean: ['resume', 'no-judge-cache', 'silent'],
+    boolean: ['resume', 'no-judge-cache', 'silent', 'oracle'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const images = imageMapOption(values);
-    const delivery = stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY;
-    if (!delivery) throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY)');
+    const oracle = values.oracle === true;
+    if (oracle && values.delivery !== undefined)
+      throw new UsageError('run: --oracle and --delivery exclude each other');
+    const delivery = oracle ? undefined : (stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY);
+    if (!oracle && !delivery)
+      throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY, or --oracle)');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
     // Refuse bad packages before any sandbox starts, with every problem at once.
     let invalid = false;
+    const oracles: Record<string, Record<string, string>> = {};
     for (const dir of positionals) {
       try {
-        await loadCommission(dir);
+        const c = await loadCommission(dir);
+        if (oracle) {
+          const o = familyStrategy(c.config.family).oracle?.(c) ?? null;
+          if (!o) {
+            console.error(`${dir}: --oracle: a ${c.config.family} commission has no reference solution to run`);
+            invalid = true;
+          } else oracles[path.basename(path.resolve(dir))] = { [o.label]: o.dir };
+        }
       } catch (err) {
         if (!(err instanceof CommissionError)) throw err;
         invalid = true;
@@ -107,7 +123,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     const result = await runHeldout(
       {
         commissions: positionals,
-        delivery,
+        delivery: oracle ? (id: string) => oracles[id]! : delivery,
         split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
         trials: optionalInteger(values, 'trials', 1),
         sandbox,

@@ -1,6 +1,7 @@
 import { FAMILIES, type Family } from '../../commission/index.js';
 import { creation } from './creation.js';
 import { editing } from './editing/index.js';
+import { harbor } from './harbor/index.js';
 import { optimization } from './optimization.js';
 import { toolAgent } from './tool-agent/index.js';
 import type { FamilyStrategy } from './types.js';
@@ -11,6 +12,7 @@ export const FAMILY_STRATEGIES: { readonly [F in Family]: FamilyStrategy } = {
   editing,
   optimization,
   'tool-agent': toolAgent,
+  harbor,
 };
 
 /** The strategy of the family `name`; an unknown name throws, naming the known ones and where to register more. */

@@ -1,6 +1,6 @@
 import type { CaseRef, Commission, Split } from '../../commission/index.js';
 import type { Gateway } from '../../gateway/index.js';
-import type { Execution, SandboxBackend, SandboxSpec } from '../../sandbox/index.js';
+import type { Execution, ImageSubstitution, SandboxBackend, SandboxSpec } from '../../sandbox/index.js';
 import type { Phase } from '../grading-context.js';
 import type { CaseGrade, PatchedTree } from '../types.js';
 
@@ -33,6 +33,8 @@ export interface CaseRunContext {
   gateway: Pick<Gateway, 'socketPath' | 'roles' | 'registerCase'>;
   /** The case's key in the gateway. */
   caseKey: string;
+  /** Images the run substituted for the commission's (an image map): harbor replays a Dockerfile not built. */
+  substitutedImages?: ImageSubstitution[];
 }
 
 /** Either the sandbox's execution (the outputs are graded next) or a grade that stops the case here. */
@@ -40,6 +42,8 @@ export type CaseRun = { execution: Execution; grade?: undefined } | { grade: Cas
 
 /** The grading phases a family adds to the common ones, named for where they run. */
 export interface FamilyGrading {
+  /** In place of the common run gates (harbor: the task's verifier decides, the agent's exit does not). */
+  gates?: Phase;
   /** After the run gates held, before any check: may end the case (editing: the patch gate) or set its tree. */
   afterGates?: Phase;
   /** After the Result is computed, before the claims are held against it (editing: the μ_reg suite). */
@@ -59,6 +63,8 @@ export interface FamilyStrategy {
   runCase?(ctx: CaseRunContext): Promise<CaseRun>;
   /** When a suite is declared: the evaluator's own delivery run beside every candidate (optimization: a0). */
   baseline?(commission: Pick<Commission, 'starterDir'>): DeliveryDir | null;
+  /** The commission's own reference solution as a delivery (`heldout run --oracle`; harbor: the task's solution/). */
+  oracle?(commission: Pick<Commission, 'dir' | 'config'>): DeliveryDir | null;
   /** The grading phases the family adds (editing: the patch gate, μ_reg, μ_new ∧ μ_reg). */
   grading?: FamilyGrading;
 }

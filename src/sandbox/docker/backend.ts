@@ -32,6 +32,8 @@ import type {
   GatewayAttachment,
   Removed,
   SandboxSpec,
+  TrialContainer,
+  TrialSpec,
 } from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
@@ -55,6 +57,7 @@ import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
 import { RUNTIME_IMAGE } from './runtime-image.js';
 import { type Staged, stageArchive, stageBind } from './stage.js';
+import { openDockerTrial } from './trial.js';
 
 /** How a docker backend reaches its engine and shapes its containers; every field has a default. */
 export interface DockerBackendOptions {
@@ -354,6 +357,31 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
 
   cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
     return cleanupEngine(this.docker, runId, options.keepLive);
+  }
+
+  /** A trial container (docker/trial.ts), holding one of the engine gate's slots until it is closed. */
+  async openTrial(spec: TrialSpec, options: { signal?: AbortSignal } = {}): Promise<TrialContainer> {
+    this.info();
+    const gate = await this.gate();
+    const release = await gate.acquire(options.signal);
+    try {
+      const gateway = this.gateway({ gateway: spec.gateway } as SandboxSpec);
+      const trial = await openDockerTrial(
+        this.docker,
+        { ...spec, gateway },
+        {
+          beforeStart: (signal) => gate.beforeStart(signal),
+          gatewaySocketOnEngine: this.archive ? this.options.gatewaySocketOnEngine : undefined,
+          ncpu: await this.ncpu!,
+          bindFiles: !this.archive,
+        },
+        options.signal,
+      );
+      return { ...trial, close: () => trial.close().finally(release) };
+    } catch (err) {
+      release();
+      throw asEngineError(err, this.docker);
+    }
   }
 }
 
