@@ -66,8 +66,13 @@ function handler(signal: NodeJS.Signals): void {
     const before = displaced.get(signal) ?? [];
     if (before.length > 0) {
       // Vitest's own handler restores the terminal and exits: let it, now that nothing is left. The exit code is
-      // the signal's, whatever the run that was cut short set meanwhile.
-      process.exitCode = 128 + (os.constants.signals[signal] ?? 0);
+      // the signal's, whatever the run that was cut short sets meanwhile (a failed test, a worker that died): the
+      // last word is an exit listener's.
+      const code = 128 + (os.constants.signals[signal] ?? 0);
+      process.exitCode = code;
+      process.once('exit', () => {
+        process.exitCode = code;
+      });
       for (const fn of before) fn(signal, os.constants.signals[signal]);
       return;
     }
