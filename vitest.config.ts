@@ -1,7 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { hangDeadlineMs } from './test/helpers/deadlines.js';
 
 // The project's own tests. `faults` holds tests that break shared infrastructure on purpose (they stop the Docker
 // engine and restart it), so they run alone, after everything else.
+// One deadline for every test and hook, there to end a hang, never to time a slow test: scaled to the machine's
+// cores and load (test/helpers/deadlines.ts; HELDOUT_TEST_TIMEOUT_MS sets it, 0 for none). Tests set none of their own.
+const hang = hangDeadlineMs();
+
 export default defineConfig({
   test: {
     globalSetup: ['test/setup/engine-untouched.ts'],
@@ -11,8 +16,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/faults/**'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          testTimeout: hang,
+          hookTimeout: hang,
           sequence: { groupOrder: 0 },
         },
       },
@@ -20,8 +25,8 @@ export default defineConfig({
         test: {
           name: 'faults',
           include: ['test/faults/**/*.test.ts'],
-          testTimeout: 600_000,
-          hookTimeout: 600_000,
+          testTimeout: hang,
+          hookTimeout: hang,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },

@@ -1,26 +1,38 @@
-// TASTE part (issues 8, 12): stage 1 (training the sampler with 3,000 attempts against the rule validator, per
+// TASTE part (issues 8, 12, 24): stage 1 (training the sampler with 3,000 attempts against the rule validator, per
 // domain), the WED matrix of 2,000 sequences (parallel workers against the single-thread baseline, same run,
-// alternating which goes first), k-medoids with K = 114, and the whole of stage 2 on retail (goal ≤ 3 s).
+// alternating which goes first), k-medoids with K = 114, and the whole of stage 2 on retail (goal ≤ 3 s). Issue 24:
+// the WED matrix of 2,000 random sequences (length 1–15, 16 tools) against a plain single-thread C loop on the same
+// encoded input (bench/wed-baseline.c, compiled here with gcc -O2; goal: JS on worker threads ≤ 0.55× its time), and
+// stages 1, 2 and 3 of `taste generate` timed apart per domain with a stage-3 kit (offline: rule validator,
+// programmatic instantiation, scripted verifier), as generateTasks runs them.
 // Medians over RUNS runs after WARMUP full warm-up runs, with min and max. Reads the real τ²-bench domains from
 // ../shared/data/tau2 (or --domain-root <dir>). Needs the built package (`npm run build`).
 // Sizes: HELDOUT_BENCH_TASTE_RUNS (3), HELDOUT_BENCH_TASTE_WARMUP (1), HELDOUT_BENCH_TASTE_ATTEMPTS (3000),
-// HELDOUT_BENCH_TASTE_POOL (2000), HELDOUT_BENCH_TASTE_K (114).
+// HELDOUT_BENCH_TASTE_POOL (2000), HELDOUT_BENCH_TASTE_K (114), HELDOUT_BENCH_TASTE_RANDOM (2000 random sequences),
+// HELDOUT_BENCH_TASTE_STAGES (1: runs of the stage 1–3 timings per domain; 0 skips them).
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findKit } from '../dist/domains/index.js';
 import {
   clusterStage,
   drawPool,
+  encodeSequences,
+  executableValidator,
   kMedoids,
   loadDomain,
   Rng,
   ruleValidator,
+  scriptedVerifier,
+  seqKey,
+  synthesizeTask,
   trainSampler,
   validityReport,
   wedMatrix,
   wedMatrixSync,
 } from '../dist/taste/index.js';
 import { emit, metric, size, timed } from './lib.mjs';
+import { compileWedBaseline, runWedBaseline, sameMatrix, wedInput } from './wed-c.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argi = process.argv.indexOf('--domain-root');
@@ -31,6 +43,10 @@ const ATTEMPTS = size('HELDOUT_BENCH_TASTE_ATTEMPTS', 3000, 300);
 const POOL = size('HELDOUT_BENCH_TASTE_POOL', 2000, 150);
 const K = size('HELDOUT_BENCH_TASTE_K', 114, 10);
 const DOMAINS = ['airline', 'retail', 'telecom'];
+const RANDOM = size('HELDOUT_BENCH_TASTE_RANDOM', 2000, 200);
+const STAGE_RUNS = size('HELDOUT_BENCH_TASTE_STAGES', 1, 1);
+// The stage-3 goals (issue 24) are for the full sizes only.
+const QUICK_SIZES = ATTEMPTS !== 3000 || POOL !== 2000;
 
 const domains = Object.fromEntries(
   DOMAINS.map((name) => {
@@ -121,6 +137,104 @@ for (let r = 0; r < WARMUP + RUNS; r++) {
   };
 }
 
+// The WED matrix against a plain C loop: 2,000 random sequences, length 1–15, 16 tools (4 groups, 3 types).
+const TYPES = ['READ', 'WRITE', 'GENERIC'];
+const randomTools = Array.from({ length: 16 }, (_, i) => ({ name: `g${i % 4}_tool${i}`, type: TYPES[i % 3] }));
+const rr = new Rng(24);
+const randomSeqs = Array.from({ length: RANDOM }, () =>
+  Array.from({ length: 1 + rr.int(15) }, () => randomTools[rr.int(16)].name),
+);
+const c = compileWedBaseline(['-O2']);
+const wedC = { c: [], cCpu: [], single: [], singleCpu: [], parallel: [], parallelCpu: [] };
+if (!c.error) {
+  const input = wedInput(encodeSequences(randomSeqs, randomTools));
+  let identical = true;
+  const cpu = async (fn) => {
+    const u0 = process.cpuUsage();
+    const t = await timed(fn);
+    const u = process.cpuUsage(u0);
+    return { ...t, cpuMs: (u.user + u.system) / 1000 };
+  };
+  try {
+    for (let r = 0; r < WARMUP + RUNS; r++) {
+      const keep = r >= WARMUP;
+      const order = [
+        ['c', 'single', 'parallel'],
+        ['parallel', 'c', 'single'],
+        ['single', 'parallel', 'c'],
+      ][r % 3];
+      for (const how of order) {
+        if (how === 'c') {
+          const x = runWedBaseline(c, input);
+          if (keep) {
+            wedC.c.push(x.ms);
+            wedC.cCpu.push(x.cpuMs);
+          }
+          wedC.matrix = x.matrix;
+        } else {
+          const t = await cpu(() =>
+            how === 'single' ? wedMatrixSync(randomSeqs, randomTools) : wedMatrix(randomSeqs, randomTools),
+          );
+          if (keep) {
+            wedC[how].push(t.ms);
+            wedC[`${how}Cpu`].push(t.cpuMs);
+          }
+          wedC[`${how}Matrix`] = t.value.data;
+        }
+      }
+      identical &&= sameMatrix(wedC.singleMatrix, wedC.matrix) && sameMatrix(wedC.parallelMatrix, wedC.matrix);
+    }
+  } finally {
+    c.cleanup();
+  }
+  details.wedVsC = { sequences: RANDOM, tools: 16, lengths: '1–15', gcc: c.version, flags: c.flags, identical };
+} else details.wedVsC = { skipped: c.error };
+
+// Stages 1–3 of `taste generate` timed apart, per domain that has a stage-3 kit, offline, as generateTasks runs them.
+const stageSamples = {};
+for (const name of DOMAINS.filter((n) => findKit(n)?.synthesis && STAGE_RUNS > 0)) {
+  const { d, v } = domains[name];
+  stageSamples[name] = { s1: [], s2: [], s3: [] };
+  for (let r = 0; r < STAGE_RUNS; r++) {
+    const seed = 0;
+    const s1 = await timed(() =>
+      trainSampler(
+        d.tools.map((t) => t.name),
+        d.gold.map((g) => g.tools),
+        v,
+        { seed, attempts: ATTEMPTS },
+      ),
+    );
+    const check = executableValidator(v, d, { seed });
+    const s2 = await timed(() =>
+      clusterStage({
+        sampler: s1.value.sampler,
+        tools: d.tools,
+        validator: check,
+        k: Math.min(K, d.gold.length),
+        poolSize: POOL,
+        rng: new Rng(`${seed}:cluster`),
+        exclude: new Set(d.gold.map((g) => seqKey(g.tools))),
+      }),
+    );
+    let generated = 0;
+    const s3 = await timed(async () => {
+      for (const m of s2.value.medoids) {
+        const { task } = await synthesizeTask(d, m.sequence, `taste_${generated}`, {
+          seed,
+          verifier: scriptedVerifier,
+        });
+        if (task) generated++;
+      }
+    });
+    stageSamples[name].s1.push(s1.ms);
+    stageSamples[name].s2.push(s2.ms);
+    stageSamples[name].s3.push(s3.ms);
+    details.stages = { ...details.stages, [name]: { medoids: s2.value.medoids.length, generated } };
+  }
+}
+const stageGoal = { airline: 8000, retail: 15000 };
+
 emit('taste', {
   config: { runs: RUNS, warmup: WARMUP, attempts: ATTEMPTS, pool: POOL, k: K, cpus: os.availableParallelism() },
   metrics: [
@@ -153,6 +267,48 @@ emit('taste', {
       goal: { on: 'median', op: '<=', value: 3000 },
       digits: 1,
     }),
+    ...(wedC.c.length
+      ? [
+          metric({
+            name: `WED matrix, ${RANDOM} random sequences (1–15, 16 tools), JS on worker threads`,
+            unit: 'ms',
+            samples: wedC.parallel,
+            baseline: { name: 'plain C loop, one thread (gcc -O2)', samples: wedC.c },
+            goal: { on: 'ratio', op: '<=', value: 0.55 },
+            digits: 1,
+          }),
+          metric({
+            name: `WED matrix, ${RANDOM} random sequences, JS in one thread`,
+            unit: 'ms',
+            samples: wedC.single,
+            baseline: { name: 'plain C loop, one thread (gcc -O2)', samples: wedC.c },
+            digits: 1,
+          }),
+          metric({
+            name: `WED matrix, ${RANDOM} random sequences, JS in one thread, CPU time`,
+            unit: 'ms',
+            samples: wedC.singleCpu,
+            baseline: { name: 'C loop, CPU time', samples: wedC.cCpu },
+            digits: 1,
+          }),
+        ]
+      : []),
+    ...Object.entries(stageSamples).flatMap(([name, x]) => [
+      metric({ name: `taste generate, ${name}: stage 1 (${ATTEMPTS} attempts)`, unit: 'ms', samples: x.s1, digits: 0 }),
+      metric({
+        name: `taste generate, ${name}: stage 2 (pool ${POOL}, medoids checked instantiable)`,
+        unit: 'ms',
+        samples: x.s2,
+        digits: 0,
+      }),
+      metric({
+        name: `taste generate, ${name}: stage 3 offline (${details.stages[name].medoids} medoids → ${details.stages[name].generated} tasks)`,
+        unit: 'ms',
+        samples: x.s3,
+        ...(stageGoal[name] && !QUICK_SIZES ? { goal: { on: 'median', op: '<=', value: stageGoal[name] } } : {}),
+        digits: 0,
+      }),
+    ]),
   ],
   details,
 });

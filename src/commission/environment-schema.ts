@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isInsidePath } from './package-files.js';
 
 /**
  * A case's environment beyond the one sandbox (issue 19): the services a case needs beside the delivery, an
@@ -12,9 +13,12 @@ const port = z.number().int().min(1).max(65535);
 /** `{ context, dockerfile, args }`: a Dockerfile build on the engine; `context` relative to the declaring file's directory. */
 export const buildSchema = z
   .object({
-    context: z.string().min(1),
+    context: z
+      .string()
+      .min(1)
+      .refine(isInsidePath, 'must be a relative path inside its directory (no "..", not absolute)'),
     /** Relative to the context (compose's `build.dockerfile`). */
-    dockerfile: z.string().min(1).default('Dockerfile'),
+    dockerfile: z.string().min(1).refine(isInsidePath, 'must be inside the context').default('Dockerfile'),
     /** Build arguments (`--build-arg`). */
     args: z.record(z.string(), z.string()).default({}),
   })
@@ -79,7 +83,7 @@ export const serviceSchema = z
     }
     for (const source of Object.keys(s.files)) {
       const rel = source.startsWith('{commission}/') ? source.slice('{commission}/'.length) : source;
-      if (rel.startsWith('/') || rel.split('/').includes('..') || rel === '') {
+      if (rel === '' || !isInsidePath(rel)) {
         ctx.addIssue({
           code: 'custom',
           path: ['files', source],

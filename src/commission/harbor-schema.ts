@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isInsidePath } from './package-files.js';
 
 /**
  * The `harbor` block of a commission (family `harbor`): a Harbor / Terminal-Bench task as Harbor runs it — one
@@ -6,6 +7,12 @@ import { z } from 'zod';
  * same container state. `heldout import harbor` writes it from `task.toml`, the Dockerfile and the task's layout;
  * every path is relative to the commission directory.
  */
+
+/** A path the package names, relative to the commission and inside it (the loader's hostile-input rule, issue 17). */
+const insidePath = z
+  .string()
+  .min(1)
+  .refine(isInsidePath, 'must be a relative path inside the commission (no "..", not absolute)');
 
 /** Environment variables; a value may be a `${VAR}` / `${VAR:-default}` template, resolved on the host at run time. */
 const envSchema = z.record(z.string(), z.string()).default({});
@@ -57,9 +64,9 @@ export const harborCopySchema = z
 export const harborImageSchema = z
   .object({
     /** environment/Dockerfile, relative to the commission; null when the task has none. */
-    dockerfile: z.string().min(1).nullable().default(null),
+    dockerfile: insidePath.nullable().default(null),
     /** The build context (the task's environment/ directory). */
-    context: z.string().min(1),
+    context: insidePath,
     /** The final stage's FROM. */
     base: z.string().min(1).nullable().default(null),
     /** `[environment].docker_image`: a prebuilt image Harbor would run instead of building. */
@@ -110,7 +117,7 @@ export const harborStepSchema = z
 export const harborSchema = z
   .object({
     /** The task's own files (environment/, tests/, solution/, steps/), copied verbatim by the importer. */
-    dir: z.string().min(1).default('harbor'),
+    dir: insidePath.default('harbor'),
     /** `[environment].workdir`: the working directory of every phase; null: the image's WORKDIR. */
     workdir: z.string().min(1).nullable().default(null),
     /** `[environment].env`: set in the container for every phase (and its entrypoint). */

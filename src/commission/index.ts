@@ -1,4 +1,5 @@
 export { caseServices, serviceFileSource } from './case-environment.js';
+export { zodProblems } from './documents.js';
 export * from './environment-schema.js';
 export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
@@ -14,6 +15,5 @@ export {
   problemFile,
   type Requirement,
   type Split,
-  zodProblems,
 } from './load.js';
 export * from './schema.js';

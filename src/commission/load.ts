@@ -1,11 +1,12 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { ZodError, z } from 'zod';
-import { buildProblems, readCaseServices, serviceProblems } from './case-environment.js';
+import type { z } from 'zod';
+import { type Base, baseOf, buildProblems, serviceProblems } from './case-environment.js';
+import { parseYaml, zodProblems } from './documents.js';
 import type { Service } from './environment-schema.js';
 import { importTypeScript } from './import-ts.js';
-import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema, truthSchema } from './schema.js';
+import { type Entry, entryAt, listDir, notFile, readEntry, realDir } from './package-files.js';
+import { readCases } from './read-cases.js';
+import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema } from './schema.js';
 
 /** One problem of a package, printed as `file: path.to.field: message`. */
 export interface Problem {
@@ -94,120 +95,166 @@ export function defineCommission<
 
 /**
  * Loads and validates a commission package. Resolves to a typed commission, or rejects with a `CommissionError`
- * listing every problem found (never a bare stack trace).
+ * listing every problem found, whatever the package holds (never a bare stack trace): only regular files of
+ * bounded size inside the package are read, links never followed out of it, FIFOs and devices never opened.
  */
 export async function loadCommission(dirArg: string, options: LoadOptions = {}): Promise<Commission> {
   const dir = path.resolve(dirArg);
-  const problems: Problem[] = [];
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new CommissionError(dir, [{ file: '', path: '', message: 'not a directory' }]);
+  const root = realDir(dir);
+  if ('reason' in root) throw new CommissionError(dir, [{ file: '', path: '', message: root.reason }]);
+  try {
+    return await loadFrom(new PackageFiles(dir, root.real), options);
+  } catch (err) {
+    if (err instanceof CommissionError) throw err;
+    // Never expected: the readers turn every I/O and parse error into a problem. Still a problem line, not a stack.
+    throw new CommissionError(dir, [{ file: '', path: '', message: `the loader failed: ${(err as Error)?.message}` }]);
+  }
+}
+
+/** The package's own files, looked up by their path in it; every refusal is recorded as a problem. */
+class PackageFiles {
+  readonly problems: Problem[] = [];
+
+  constructor(
+    readonly dir: string,
+    readonly real: string,
+  ) {}
+
+  at(rel: string): Entry {
+    return entryAt(this.real, path.join(this.dir, rel));
   }
 
+  problem(file: string, message: string, at = ''): void {
+    this.problems.push({ file, path: at, message });
+  }
+
+  /** The text of `rel`, or undefined when it is missing; a refusal (a directory, a link out…) is a problem. */
+  text(rel: string, entry = this.at(rel)): string | undefined {
+    if (entry.kind === 'missing') return undefined;
+    if (entry.kind !== 'file') {
+      this.problem(rel, notFile(entry));
+      return undefined;
+    }
+    const read = readEntry(entry);
+    if ('reason' in read) {
+      this.problem(rel, read.reason);
+      return undefined;
+    }
+    return read.text;
+  }
+
+  /** A YAML document of the package as plain values; undefined (with its problems) when it is none. */
+  yaml(rel: string, entry?: Entry): unknown {
+    const text = this.text(rel, entry);
+    if (text === undefined) return undefined;
+    const parsed = parseYaml(text);
+    if ('value' in parsed) return parsed.value;
+    for (const p of parsed.problems) this.problem(rel, p.message, p.path);
+    return undefined;
+  }
+
+  /** A directory of the package: its entry when it is one; missing → null; anything else is a problem. */
+  directory(rel: string, what = 'must be a directory'): Extract<Entry, { kind: 'dir' }> | null {
+    const e = this.at(rel);
+    if (e.kind === 'dir') return e;
+    if (e.kind === 'file') this.problem(rel, what);
+    else if (e.kind === 'refused') this.problem(rel, e.reason);
+    return null;
+  }
+}
+
+async function loadFrom(pkg: PackageFiles, options: LoadOptions): Promise<Commission> {
+  const { dir, problems } = pkg;
   let rawConfig: unknown;
   let rawRubric: unknown;
   let configFile = 'commission.yaml';
-  const yamlPath = path.join(dir, 'commission.yaml');
-  const tsPath = path.join(dir, 'commission.ts');
-  if (existsSync(yamlPath) && existsSync(tsPath)) {
-    problems.push({
-      file: 'commission.ts',
-      path: '',
-      message: 'both commission.yaml and commission.ts exist; keep one',
-    });
+  const yamlEntry = pkg.at('commission.yaml');
+  const tsEntry = pkg.at('commission.ts');
+  if (yamlEntry.kind !== 'missing' && tsEntry.kind !== 'missing') {
+    pkg.problem('commission.ts', 'both commission.yaml and commission.ts exist; keep one');
   }
-  if (existsSync(yamlPath)) {
-    rawConfig = readYaml(dir, 'commission.yaml', problems);
-  } else if (existsSync(tsPath)) {
+  if (yamlEntry.kind !== 'missing') {
+    rawConfig = pkg.yaml('commission.yaml', yamlEntry);
+  } else if (tsEntry.kind !== 'missing') {
     configFile = 'commission.ts';
-    try {
-      const mod = (await importTypeScript(tsPath)) as { default?: unknown };
-      if (!mod.default || typeof mod.default !== 'object') {
-        problems.push({ file: configFile, path: '', message: 'must `export default defineCommission({...})`' });
-      } else {
-        const { rubric, ...rest } = mod.default as Record<string, unknown>;
-        rawConfig = rest;
-        rawRubric = rubric;
+    if (tsEntry.kind !== 'file') pkg.problem(configFile, notFile(tsEntry));
+    else {
+      try {
+        const mod = (await importTypeScript(tsEntry.real)) as { default?: unknown };
+        if (!mod.default || typeof mod.default !== 'object') {
+          pkg.problem(configFile, 'must `export default defineCommission({...})`');
+        } else {
+          const { rubric, ...rest } = mod.default as Record<string, unknown>;
+          rawConfig = rest;
+          rawRubric = rubric;
+        }
+      } catch (err) {
+        pkg.problem(configFile, `cannot be imported: ${(err as Error)?.message}`);
       }
-    } catch (err) {
-      problems.push({ file: configFile, path: '', message: `cannot be imported: ${(err as Error).message}` });
     }
   } else {
-    problems.push({ file: 'commission.yaml', path: '', message: 'missing (or commission.ts)' });
+    pkg.problem('commission.yaml', 'missing (or commission.ts)');
   }
 
   const config = rawConfig === undefined ? undefined : validate(commissionSchema, rawConfig, configFile, problems);
 
-  const rubricPath = path.join(dir, 'rubric.yaml');
+  const rubricEntry = pkg.at('rubric.yaml');
   let rubricFile = 'rubric.yaml';
   if (rawRubric !== undefined) {
     rubricFile = configFile;
-    if (existsSync(rubricPath))
-      problems.push({ file: 'rubric.yaml', path: '', message: `the rubric is also given in ${configFile}; keep one` });
-  } else if (existsSync(rubricPath)) {
-    rawRubric = readYaml(dir, 'rubric.yaml', problems);
+    if (rubricEntry.kind !== 'missing')
+      pkg.problem('rubric.yaml', `the rubric is also given in ${configFile}; keep one`);
+  } else if (rubricEntry.kind !== 'missing') {
+    rawRubric = pkg.yaml('rubric.yaml', rubricEntry);
   } else {
-    problems.push({ file: 'rubric.yaml', path: '', message: 'missing' });
+    pkg.problem('rubric.yaml', 'missing');
   }
   const rubric =
     rawRubric === undefined
       ? undefined
       : validate(rubricSchema, rawRubric, rubricFile, problems, rubricFile === configFile ? ['rubric'] : []);
 
-  const requirement = readRequirement(dir, problems);
+  const requirement = readRequirement(pkg);
 
+  const rel = (p: string) => path.relative(dir, p) || p;
   const casesRoot = options.casesRoot ?? process.env.HELDOUT_CASES;
-  const devCases = readCases(dir, path.join(dir, 'cases', 'dev'), 'dev', problems);
-  let heldoutDir = path.join(dir, 'cases', 'heldout');
+  const devCases = pkg.directory('cases', 'must be a directory (cases/dev, cases/heldout)')
+    ? readCases({ root: pkg.real, dir: path.join(dir, 'cases', 'dev'), split: 'dev', rel }, problems)
+    : [];
+  let heldout: { root: string; dir: string; rootName?: string } = {
+    root: pkg.real,
+    dir: path.join(dir, 'cases', 'heldout'),
+  };
   if (casesRoot && config) {
+    // The id is a slug, so this stays inside casesRoot; held-out cases there must stay inside it.
     const outside = path.resolve(casesRoot, config.id);
-    if (existsSync(outside)) heldoutDir = outside;
+    const real = realDir(outside);
+    if ('real' in real) heldout = { root: real.real, dir: outside, rootName: 'HELDOUT_CASES/<id>' };
+    else if (!real.missing) pkg.problem(rel(outside), `(HELDOUT_CASES) ${real.reason}`);
   }
-  const heldoutCases = readCases(dir, heldoutDir, 'heldout', problems);
-  if (devCases.length === 0)
-    problems.push({ file: 'cases/dev', path: '', message: 'no development cases (need cases/dev/<case>/input.md)' });
+  const heldoutCases =
+    heldout.root !== pkg.real || pkg.at('cases').kind === 'dir'
+      ? readCases({ ...heldout, split: 'heldout', rel }, problems)
+      : [];
+  if (devCases.length === 0) pkg.problem('cases/dev', 'no development cases (need cases/dev/<case>/input.md)');
   if (heldoutCases.length === 0) {
-    problems.push({
-      file: 'cases/heldout',
-      path: '',
-      message: 'no held-out cases (need cases/heldout/<case>/input.md or HELDOUT_CASES)',
-    });
+    pkg.problem('cases/heldout', 'no held-out cases (need cases/heldout/<case>/input.md or HELDOUT_CASES)');
   }
 
   // Optimization names its a0 directory (`optimization.starter`, default starter/); editing patches starter/.
   const starterName = (config?.family === 'optimization' && config.optimization?.starter) || 'starter';
-  const starterPath = path.resolve(dir, starterName);
-  const starterDir = existsSync(starterPath) && statSync(starterPath).isDirectory() ? starterPath : null;
-  if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
-    problems.push({
-      file: starterName,
-      path: '',
-      message: `missing: a ${config.family} commission starts from ${starterName}/`,
-    });
+  const starterEntry = pkg.at(starterName);
+  const starterDir = starterEntry.kind === 'dir' ? path.resolve(dir, starterName) : null;
+  if (starterEntry.kind === 'refused') pkg.problem(starterName, starterEntry.reason);
+  else if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
+    pkg.problem(starterName, `missing: a ${config.family} commission starts from ${starterName}/`);
   }
-  if (config) environmentProblems(dir, config, [...devCases, ...heldoutCases], configFile, problems);
-  const checksDir = existsSync(path.join(dir, 'checks')) ? path.join(dir, 'checks') : null;
-  if (rubric) checkFunctionModules(rubric, checksDir, rubricFile, problems);
+  if (config) environmentProblems(pkg, config, [...devCases, ...heldoutCases], configFile, rel);
+  const checksDir = pkg.directory('checks') ? path.join(dir, 'checks') : null;
+  if (rubric) checkFunctionModules(pkg, rubric, checksDir, rubricFile);
 
   if (problems.length > 0 || !config || !rubric || !requirement) throw new CommissionError(dir, problems);
   return { dir, config, rubric, requirement, cases: { dev: devCases, heldout: heldoutCases }, checksDir, starterDir };
-}
-
-function readYaml(dir: string, file: string, problems: Problem[]): unknown {
-  const text = readFileSync(path.join(dir, file), 'utf8');
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    for (const e of doc.errors) {
-      const pos = lineCounter.linePos(e.pos[0]);
-      problems.push({ file, path: `line ${pos.line}, column ${pos.col}`, message: e.message.split('\n')[0] });
-    }
-    return undefined;
-  }
-  if (!isMap(doc.contents) && !isSeq(doc.contents)) {
-    problems.push({ file, path: '', message: 'must be a YAML mapping' });
-    return undefined;
-  }
-  return doc.toJS();
 }
 
 function validate<S extends z.ZodType>(
@@ -223,83 +270,52 @@ function validate<S extends z.ZodType>(
   return undefined;
 }
 
-export function zodProblems(error: ZodError, file: string, prefix: (string | number)[] = []): Problem[] {
-  return error.issues.flatMap((issue) => {
-    const at = [...prefix, ...issue.path].map(String);
-    // Zod reports unknown keys on the parent object; name each key itself, as a reader looks for the field.
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ file, path: [...at, key].join('.'), message: 'unknown field' }));
-    }
-    return [{ file, path: at.join('.'), message: issue.message }];
-  });
-}
-
-function readRequirement(dir: string, problems: Problem[]): Requirement | undefined {
-  const reqDir = path.join(dir, 'requirement');
-  const names = existsSync(reqDir) ? readdirSync(reqDir) : [];
+function readRequirement(pkg: PackageFiles): Requirement | undefined {
+  const reqDir = pkg.directory('requirement');
+  const listed = reqDir ? listDir(reqDir) : { names: [] };
+  if ('reason' in listed) pkg.problem('requirement', listed.reason);
+  const names = 'names' in listed ? listed.names : [];
   const out: Partial<Requirement> = {};
   for (const [key, prefix] of REQUIREMENT_DOCS) {
     const name = names.find((n) => n.startsWith(prefix) && n.endsWith('.md'));
     if (!name) {
-      problems.push({ file: `requirement/${prefix}_*.md`, path: '', message: `missing the ${key} document` });
+      pkg.problem(`requirement/${prefix}_*.md`, `missing the ${key} document`);
       continue;
     }
-    const text = readFileSync(path.join(reqDir, name), 'utf8');
-    if (text.trim() === '') problems.push({ file: `requirement/${name}`, path: '', message: 'is empty' });
+    const file = `requirement/${name}`;
+    const text = pkg.text(file);
+    if (text === undefined) continue;
+    if (text.trim() === '') pkg.problem(file, 'is empty');
     out[key] = text;
   }
   return Object.keys(out).length === 4 ? (out as Requirement) : undefined;
 }
 
-function readCases(root: string, splitDir: string, split: Split, problems: Problem[]): CaseRef[] {
-  if (!existsSync(splitDir)) return [];
-  const rel = (p: string) => path.relative(root, p) || p;
-  const cases: CaseRef[] = [];
-  for (const id of readdirSync(splitDir).sort()) {
-    const dir = path.join(splitDir, id);
-    if (!statSync(dir).isDirectory()) continue;
-    const inputPath = path.join(dir, 'input.md');
-    if (!existsSync(inputPath)) {
-      problems.push({ file: rel(dir), path: '', message: 'missing input.md' });
-      continue;
-    }
-    let truth: Record<string, unknown> | null = null;
-    const truthPath = path.join(dir, 'truth.json');
-    if (existsSync(truthPath)) {
-      try {
-        const parsed = truthSchema.safeParse(JSON.parse(readFileSync(truthPath, 'utf8')));
-        if (parsed.success) truth = parsed.data;
-        else problems.push({ file: rel(truthPath), path: '', message: 'must be a JSON object' });
-      } catch (err) {
-        problems.push({ file: rel(truthPath), path: '', message: `invalid JSON: ${(err as Error).message}` });
-      }
-    }
-    const assetsDir = path.join(dir, 'assets');
-    const readCaseYaml = (file: string) => readYaml(root, path.relative(root, file), problems);
-    const services = readCaseServices(dir, rel, readCaseYaml, zodProblems, problems);
-    cases.push({ id, split, dir, inputPath, assetsDir: existsSync(assetsDir) ? assetsDir : null, truth, services });
-  }
-  return cases;
-}
-
-/** Issue 19: the build context of `sandbox.build`, and each case's service files and build contexts. */
+/**
+ * Issue 19: the build context of `sandbox.build`, and each case's service files and build contexts, by the same
+ * rules as every other file of the package (inside it, or inside the case directory a case.yaml's paths start from).
+ */
 function environmentProblems(
-  dir: string,
+  pkg: PackageFiles,
   config: CommissionConfig,
   cases: CaseRef[],
   configFile: string,
-  problems: Problem[],
+  rel: (p: string) => string,
 ): void {
-  if (config.sandbox.build) problems.push(...buildProblems(config.sandbox.build, dir, configFile, 'sandbox.build'));
+  const root: Base = { dir: pkg.dir, real: pkg.real, name: 'the package' };
+  if (config.sandbox.build)
+    pkg.problems.push(...buildProblems(config.sandbox.build, root, configFile, 'sandbox.build'));
   for (const c of cases) {
+    const caseBase = baseOf(c.dir, 'its case directory');
+    if (!caseBase) continue;
     const own = c.services ?? [];
     const names = new Set(own.map((s) => s.name));
     const inherited = config.services.filter((s) => !names.has(s.name));
     const where = (s: Service) =>
       own.includes(s)
-        ? { file: path.relative(dir, path.join(c.dir, 'case.yaml')), at: `services.${own.indexOf(s)}`, baseDir: c.dir }
-        : { file: configFile, at: `services.${config.services.indexOf(s)}`, baseDir: dir };
-    problems.push(...serviceProblems([...inherited, ...own], c.dir, dir, where));
+        ? { file: rel(path.join(c.dir, 'case.yaml')), at: `services.${own.indexOf(s)}`, base: caseBase }
+        : { file: configFile, at: `services.${config.services.indexOf(s)}`, base: root };
+    pkg.problems.push(...serviceProblems([...inherited, ...own], { id: c.id, base: caseBase }, root, where, rel));
   }
 }
 
@@ -325,9 +341,10 @@ function functionChecks(rubric: Rubric): { at: string; module: string }[] {
   return out;
 }
 
-function checkFunctionModules(rubric: Rubric, checksDir: string | null, file: string, problems: Problem[]) {
+function checkFunctionModules(pkg: PackageFiles, rubric: Rubric, checksDir: string | null, file: string) {
   for (const { at, module } of functionChecks(rubric)) {
-    if (!checksDir || !existsSync(path.join(checksDir, module)))
-      problems.push({ file, path: at, message: `checks/${module} not found` });
+    const e: Entry = checksDir ? pkg.at(path.join('checks', module)) : { kind: 'missing' };
+    if (e.kind === 'missing') pkg.problem(file, `checks/${module} not found`, at);
+    else if (e.kind !== 'file') pkg.problem(file, `checks/${module} ${notFile(e)}`, at);
   }
 }

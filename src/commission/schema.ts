@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.js';
 import { harborSchema } from './harbor-schema.js';
+import { isInsidePath } from './package-files.js';
+
+export { isInsidePath };
 
 /**
  * The zod schemas of a commission package (DESIGN §3, §4). One schema serves `commission.yaml`,
@@ -17,6 +20,10 @@ const idSchema = z
     /^[a-z0-9][a-z0-9._-]*$/,
     'must be lower-case letters, digits, ".", "_" or "-", starting with a letter or digit',
   );
+
+/** A non-empty path that must stay inside `where` (see `isInsidePath`). */
+const insidePath = (where: string) =>
+  z.string().min(1).refine(isInsidePath, `must be a relative path inside ${where} (no "..", not absolute)`);
 
 /** Per-case resource budgets; defaults are DESIGN §3's. */
 export const budgetsSchema = z
@@ -56,7 +63,7 @@ export const ARTIFACT_FORMATS = ['json', 'jsonl', 'text', 'markdown', 'csv', 'pd
 /** A file the delivery must (or may) write into its output directory; checked by the artifact gates. */
 export const artifactSchema = z
   .object({
-    path: z.string().min(1),
+    path: insidePath('the output directory'),
     format: z.enum(ARTIFACT_FORMATS).default('any'),
     required: z.boolean().default(true),
     /** A JSON Schema (draft 2020-12 subset) the artifact must satisfy when format is json (each line, for jsonl). */
@@ -81,7 +88,7 @@ export const passRuleSchema = z
 export const editingSchema = z
   .object({
     /** The patch file inside the delivery. */
-    patch: z.string().default('solution.patch'),
+    patch: insidePath('the delivery').default('solution.patch'),
     /** Globs (relative to the starter tree) the patch may touch; empty means anything but `forbiddenPaths`. */
     allowedPaths: z.array(z.string()).default([]),
     forbiddenPaths: z.array(z.string()).default([]),
@@ -98,9 +105,12 @@ export const optimizationSchema = z
     /** The native objective J (0–100) of one instance, computed by this check over the case outputs. */
     objective: z.string().min(1).describe('a rubric-independent description of J'),
     /** Directory of the starter a0 inside the commission (run alongside the candidate). */
-    starter: z.string().default('starter'),
+    starter: insidePath('the commission').default('starter'),
   })
   .strict();
+
+/** The named tool semantics of the tool-agent family (the domains part implements them; a test keeps the two equal). */
+export const TOOL_AGENT_SEMANTICS = ['tau2@1.0.1', 'tau2@1.0.1+tau-bench-item-modify'] as const;
 
 export const toolAgentSchema = z
   .object({
@@ -124,6 +134,13 @@ export const toolAgentSchema = z
      * the reason, and no agent is started for it.
      */
     goldReplay: z.enum(['lenient', 'strict']).default('lenient'),
+    /**
+     * How the domain's tools behave. `tau2@1.0.1` (default): exactly as τ²-bench 1.0.1's own code, so a reward means
+     * what the same trajectory scores there. `tau2@1.0.1+tau-bench-item-modify`: the same, but a multi-item
+     * `modify_pending_order_items` gives each item its own new variant's price and options, as τ-bench did (τ² gives
+     * every item the last one's). Recorded in summary.json.
+     */
+    semantics: z.enum(TOOL_AGENT_SEMANTICS).default('tau2@1.0.1'),
   })
   .strict();
 
@@ -198,7 +215,7 @@ const checkBase = {
 
 /** A check reading one output file: its `check` name, the `file`, its own fields, then `points` and `title`. */
 const fileCheck = <C extends string, S extends z.ZodRawShape>(check: C, shape: S) =>
-  z.object({ check: z.literal(check), file: z.string().min(1), ...shape, ...checkBase }).strict();
+  z.object({ check: z.literal(check), file: insidePath('the output directory'), ...shape, ...checkBase }).strict();
 
 /** Deterministic check items. JSON paths are dotted (`a.b.0.c`); `truth` paths point into the case's truth.json. */
 export const checkSchema = z.discriminatedUnion('check', [
@@ -244,7 +261,7 @@ export const checkSchema = z.discriminatedUnion('check', [
     .object({
       check: z.literal('function'),
       /** A module in checks/ exporting `(ctx) => ({ score, evidence })`, score in [0, 1]. */
-      module: z.string().min(1),
+      module: insidePath('checks/'),
       export: z.string().default('default'),
       ...checkBase,
     })

@@ -1,3 +1,7 @@
+import { pyJsonParse } from './py/json.js';
+import { toPlain } from './py/plain.js';
+import type { PyDict, PyValue } from './py/values.js';
+
 /** An OpenAI function-calling tool schema, as sent to the agent in `start`. */
 export interface OpenAiTool {
   type: 'function';
@@ -15,6 +19,11 @@ export interface AgentToolCall {
   id: string;
   name: string;
   arguments: Record<string, any>;
+  /**
+   * The arguments exactly as the agent's JSON had them, as Python reads JSON (`2.0` a float, keys in order), when
+   * they came as text; the environment runs these. Never sent back to anyone.
+   */
+  rawArguments?: PyDict;
 }
 
 /** Agent → evaluator, one JSON object per line on the agent's stdout. */
@@ -38,24 +47,50 @@ export class AgentProtocolError extends Error {
   }
 }
 
-/** Checks one decoded line against the protocol; tool-call arguments given as a JSON string are decoded. */
+/** Reads one line the agent wrote: JSON as Python reads it, so tool-call arguments keep their number types. */
+export function parseAgentLine(line: string): AgentMessage {
+  let v: PyValue;
+  try {
+    v = pyJsonParse(line);
+  } catch {
+    throw new AgentProtocolError(`agent wrote a line that is not JSON: ${line.slice(0, 200)}`);
+  }
+  return parseAgentMessage(v);
+}
+
+/**
+ * Checks one decoded message against the protocol (a plain value, or a Python-read one from `parseAgentLine`).
+ * Tool-call arguments must be a JSON object, or a JSON string holding one (as OpenAI's API gives them): τ² accepts
+ * nothing else as a tool call's arguments.
+ */
 export function parseAgentMessage(value: unknown): AgentMessage {
-  const v = value as any;
+  const v = (value instanceof Map ? toPlain(value as PyValue) : value) as any;
   if (v?.type === 'message' && typeof v.content === 'string') return { type: 'message', content: v.content };
   if (v?.type === 'tool_calls' && Array.isArray(v.calls) && v.calls.length > 0) {
+    const exactCalls = value instanceof Map ? ((value.get('calls') as PyValue[]) ?? []) : [];
     const calls = v.calls.map((c: any, k: number) => {
       if (typeof c?.name !== 'string') throw new AgentProtocolError(`tool call ${k} has no name`);
+      const exact = exactCalls[k] instanceof Map ? (exactCalls[k] as PyDict).get('arguments') : undefined;
+      let raw: PyValue | undefined = exact instanceof Map ? exact : undefined;
       let args = c.arguments ?? {};
       if (typeof args === 'string') {
         try {
-          args = JSON.parse(args || '{}');
+          raw = pyJsonParse(args || '{}');
         } catch {
           throw new AgentProtocolError(`tool call ${k} (${c.name}) has arguments that are not JSON`);
         }
+        args = toPlain(raw);
       }
-      return { id: typeof c.id === 'string' && c.id ? c.id : `call_${k}`, name: c.name, arguments: args };
+      if (args === null || typeof args !== 'object' || Array.isArray(args))
+        throw new AgentProtocolError(`tool call ${k} (${c.name}) has arguments that are not a JSON object`);
+      return {
+        id: typeof c.id === 'string' && c.id ? c.id : `call_${k}`,
+        name: c.name,
+        arguments: args,
+        ...(raw instanceof Map ? { rawArguments: raw } : {}),
+      };
     });
     return { type: 'tool_calls', calls };
   }
-  throw new AgentProtocolError(`not an agent message: ${JSON.stringify(value)?.slice(0, 200)}`);
+  throw new AgentProtocolError(`not an agent message: ${JSON.stringify(v)?.slice(0, 200)}`);
 }

@@ -1,72 +1,25 @@
-import { pyFloatStr, pyRound2 } from './py-number.js';
-import { ToolError } from './tool-error.js';
+import { contains, iterate } from './py/builtins.js';
+import { evalFloat } from './py/calc.js';
+import { pyTypeError, pyValueError } from './py/errors.js';
+import { floatRepr, roundFloat } from './py/number.js';
+import { PyEnumMember, type PyValue } from './py/values.js';
+import { type ToolDef, tool } from './toolkit.js';
+
+const ALLOWED = '0123456789+-*/(). ';
 
 /**
- * τ²'s `calculate` tool without `eval`: numbers, + - * / (and Python's ** and //), unary signs, parentheses.
- * Returns the value rounded to 2 places as Python prints it.
+ * τ²'s `calculate(expression)`: `str(round(float(eval(expression)), 2))` after its character check, with Python's
+ * own errors (`Error: division by zero`, `invalid syntax (<string>, line 1)`, …).
  */
-export function calculate(expression: string): string {
-  if (typeof expression !== 'string') throw new ToolError('expression must be a string');
-  if (![...expression].every((c) => '0123456789+-*/(). '.includes(c))) {
-    throw new ToolError('Invalid characters in expression');
-  }
-  const tokens = expression.match(/\d+\.?\d*|\.\d+|\*\*|\/\/|[-+*/()]/g) ?? [];
-  let pos = 0;
-  const peek = () => tokens[pos];
-  const fail = (): never => {
-    throw new ToolError('Invalid expression');
-  };
-  const atom = (): number => {
-    const t = tokens[pos++];
-    if (t === undefined) return fail();
-    if (t === '(') {
-      const v = sum();
-      if (tokens[pos++] !== ')') fail();
-      return v;
-    }
-    if (t === '-' || t === '+') {
-      const v = power();
-      return t === '-' ? -v : v;
-    }
-    if (/^[\d.]/.test(t)) return Number(t);
-    return fail();
-  };
-  const power = (): number => {
-    const base = atom();
-    if (peek() === '**') {
-      pos++;
-      return base ** unary();
-    }
-    return base;
-  };
-  const unary = (): number => {
-    if (peek() === '-' || peek() === '+') {
-      const t = tokens[pos++];
-      const v = unary();
-      return t === '-' ? -v : v;
-    }
-    return power();
-  };
-  const product = (): number => {
-    let v = unary();
-    for (let t = peek(); t === '*' || t === '/' || t === '//'; t = peek()) {
-      pos++;
-      const r = unary();
-      if ((t === '/' || t === '//') && r === 0) throw new ToolError('division by zero');
-      v = t === '*' ? v * r : t === '/' ? v / r : Math.floor(v / r);
-    }
-    return v;
-  };
-  const sum = (): number => {
-    let v = product();
-    for (let t = peek(); t === '+' || t === '-'; t = peek()) {
-      pos++;
-      const r = product();
-      v = t === '+' ? v + r : v - r;
-    }
-    return v;
-  };
-  const value = sum();
-  if (pos !== tokens.length || tokens.length === 0) fail();
-  return pyFloatStr(pyRound2(value));
+export function calculate(expression: PyValue): string {
+  for (const ch of iterate(expression))
+    if (!contains(ALLOWED, ch)) throw pyValueError('Invalid characters in expression');
+  const src = expression instanceof PyEnumMember ? expression.value : expression;
+  if (typeof src !== 'string') throw pyTypeError('eval() arg 1 must be a string, bytes or code object');
+  return floatRepr(roundFloat(evalFloat(src), 2));
+}
+
+/** The `calculate` tool airline and retail share (type GENERIC). */
+export function calculateTool<S>(): ToolDef<S> {
+  return tool('generic', ['expression'], (_self, a) => calculate(a.get('expression') as PyValue));
 }

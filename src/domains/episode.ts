@@ -3,9 +3,10 @@ import { createEnvironment } from './environment.js';
 import { inProcessAgent } from './in-process-agent.js';
 import { computeReward } from './reward.js';
 import { type SpawnAgentOptions, spawnAgent } from './spawn-agent.js';
-import { openAiToolSchemas } from './tool-spec.js';
-import type { EpisodeMessage, RewardResult, Tau2Domain, Tau2Task, ToolCallRecord } from './types.js';
-import { OUT_OF_SCOPE, STOP, TRANSFER, type UserSimulator } from './user-simulators.js';
+import { openAiToolSchemas, openAiUserToolSchemas } from './tool-spec.js';
+import type { Semantics } from './toolkit.js';
+import type { Environment, EpisodeMessage, RewardResult, Tau2Domain, Tau2Task, ToolCallRecord } from './types.js';
+import { OUT_OF_SCOPE, STOP, TRANSFER, type UserSimulator, type UserToolbox } from './user-simulators.js';
 
 export type Termination =
   | 'user_stop'
@@ -33,6 +34,8 @@ export interface EpisodeOptions {
   startExtras?: Record<string, unknown>;
   /** For a spawned agent. */
   spawn?: SpawnAgentOptions;
+  /** The tools' semantics (default τ²'s, `tau2@1.0.1`). */
+  semantics?: Semantics;
 }
 
 export interface EpisodeResult {
@@ -57,21 +60,51 @@ function endedBy(text: string): Termination | undefined {
   return undefined;
 }
 
+/** The user's tools on their device, run in the episode's environment and recorded in its trajectory. */
+function userToolbox(
+  domain: Tau2Domain,
+  env: Environment,
+  messages: EpisodeMessage[],
+  toolCalls: ToolCallRecord[],
+  onError: () => void,
+): UserToolbox | undefined {
+  const tools = openAiUserToolSchemas(domain);
+  if (!tools.length) return undefined;
+  return {
+    tools,
+    call(name, args) {
+      const id = `user_call_${toolCalls.length}`;
+      const r = env.call(name, args, 'user');
+      messages.push({ role: 'user', content: '', toolCalls: [{ id, name, arguments: args }] });
+      messages.push({ role: 'tool', content: r.content, toolCallId: id, name, requestor: 'user' });
+      toolCalls.push(
+        r.ok
+          ? { id, name, arguments: args, requestor: 'user', ok: true, content: r.content, result: r.result }
+          : { id, name, arguments: args, requestor: 'user', ok: false, content: r.content, error: r.error },
+      );
+      if (!r.ok) onError();
+      return { ok: r.ok, content: r.content };
+    },
+  };
+}
+
 /**
  * Runs one τ²-style episode: the user opens, the agent answers with messages or tool calls (executed on a fresh
- * environment of the task's initial state), until the user stops or a limit is hit; then grades the final state.
- * The agent session is always closed.
+ * environment of the task's initial state, with τ²'s semantics), the user may run tools on their device (telecom),
+ * until the user stops or a limit is hit; then grades the final state as τ²'s evaluator does. The agent session is
+ * always closed.
  */
 export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult> {
   const { task, domain, user } = options;
   const maxSteps = options.maxSteps ?? 30;
   const maxErrors = options.maxErrors ?? 10;
-  const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
+  const env = createEnvironment(domain, { initialState: task.initial_state, semantics: options.semantics });
   const agent = session(options.agent, options.spawn);
   const messages: EpisodeMessage[] = [];
   const toolCalls: ToolCallRecord[] = [];
   let steps = 0;
   let errors = 0;
+  const tools = userToolbox(domain, env, messages, toolCalls, () => errors++);
   let termination: Termination | undefined;
   let detail: string | undefined;
 
@@ -94,7 +127,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
 
   try {
     agent.send({ type: 'start', tools: openAiToolSchemas(domain), policy: domain.policy, ...options.startExtras });
-    let going = await userSays(() => user.start(task));
+    let going = await userSays(() => user.start(task, tools));
     while (going) {
       if (steps >= maxSteps) {
         termination = 'max_steps';
@@ -115,23 +148,25 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
           termination = 'max_steps';
           break;
         }
-        going = await userSays(() => user.reply(messages, task));
+        going = await userSays(() => user.reply(messages, task, tools));
         continue;
       }
       messages.push({ role: 'assistant', content: '', toolCalls: reply.calls });
       for (const call of reply.calls) {
-        const r = env.call(call.name, call.arguments);
+        const r = env.call(call.name, call.rawArguments ?? call.arguments);
+        const { rawArguments: _, ...made } = call;
         const record: ToolCallRecord = r.ok
-          ? { ...call, ok: true, result: r.result }
-          : { ...call, ok: false, error: r.error };
+          ? { ...made, ok: true, content: r.content, result: r.result }
+          : { ...made, ok: false, content: r.content, error: r.error };
         toolCalls.push(record);
-        const content = r.ok
-          ? typeof r.result === 'string'
-            ? r.result
-            : JSON.stringify(r.result)
-          : `Error: ${r.error}`;
-        messages.push({ role: 'tool', content, toolCallId: call.id, name: call.name });
-        agent.send({ type: 'tool_result', id: call.id, name: call.name, content, ...(r.ok ? {} : { error: true }) });
+        messages.push({ role: 'tool', content: r.content, toolCallId: call.id, name: call.name });
+        agent.send({
+          type: 'tool_result',
+          id: call.id,
+          name: call.name,
+          content: r.content,
+          ...(r.ok ? {} : { error: true }),
+        });
         if (!r.ok) errors++;
       }
       if (errors > maxErrors) {
@@ -144,7 +179,7 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
   }
 
   const ended: Termination = termination ?? 'agent_error';
-  const rewardDetail = computeReward({ domain, task, toolCalls, messages });
+  const rewardDetail = computeReward({ domain, task, toolCalls, messages, semantics: options.semantics });
   const reward = GRADED.has(ended) ? rewardDetail.reward : 0;
   return { messages, toolCalls, reward, rewardDetail, info: { termination: ended, steps, errors, detail } };
 }

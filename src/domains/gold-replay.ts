@@ -1,36 +1,53 @@
 import { createEnvironment } from './environment.js';
-import { isWriteTool } from './tool-spec.js';
-import type { GoldAction, GoldRefusal, Tau2Domain, Tau2Task } from './types.js';
+import type { Semantics } from './toolkit.js';
+import type { Environment, GoldAction, GoldRefusal, Requestor, Tau2Domain, Tau2Task } from './types.js';
 
 export interface GoldReplay {
-  /** Canonical hash of the database after the gold calls. */
+  /** τ²'s `get_db_hash()` of the agent database after the gold calls. */
   hash: string;
+  /** τ²'s `get_user_db_hash()` after them (null in a domain without user tools). */
+  userHash: string | null;
   refused: GoldRefusal[];
 }
 
-/** The gold calls the evaluator replays: the assistant's (user-device calls are the user simulator's). */
+/** The requestor of a gold action (τ²'s default: the assistant). */
+export const requestorOf = (a: Pick<GoldAction, 'requestor'>): Requestor =>
+  a.requestor === 'user' ? 'user' : 'assistant';
+
+/** A task's gold actions, both the assistant's and (telecom) the user's, in gold order. */
+export function goldActions(task: Tau2Task): GoldAction[] {
+  return task.evaluation_criteria?.actions ?? [];
+}
+
+/** The gold calls the agent makes (the user's are the user simulator's). */
 export function assistantGold(task: Tau2Task): GoldAction[] {
-  return (task.evaluation_criteria?.actions ?? []).filter((a) => (a.requestor ?? 'assistant') === 'assistant');
+  return goldActions(task).filter((a) => requestorOf(a) === 'assistant');
 }
 
 /**
- * Replays a task's gold calls on a fresh copy of its initial database, as τ² derives the gold state: a call the tools
- * refuse is recorded and skipped, never fatal. Pure apart from the domain's (cached) database.
+ * The gold environment as τ²'s evaluator builds it: the task's initial state, then every gold action through
+ * `make_tool_call` with its requestor (no `sync_tools` in between, as τ²'s evaluator has none); a call the tools refuse
+ * is recorded and skipped (it keeps whatever it changed before failing), never fatal.
  */
-export function replayGold(domain: Tau2Domain, task: Tau2Task): GoldReplay {
-  const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
+export function goldEnvironment(
+  domain: Tau2Domain,
+  task: Tau2Task,
+  semantics?: Semantics,
+): { env: Environment; refused: GoldRefusal[] } {
+  const env = createEnvironment(domain, { initialState: task.initial_state, semantics });
   const refused: GoldRefusal[] = [];
-  assistantGold(task).forEach((a, i) => {
-    const r = env.call(a.name, a.arguments);
-    if (!r.ok)
-      refused.push({
-        actionId: a.action_id ?? `${task.id}_${i}`,
-        name: a.name,
-        write: isWriteTool(domain, a.name),
-        error: r.error,
-      });
+  goldActions(task).forEach((a, i) => {
+    const error = env.goldCall(a.name, a.arguments, requestorOf(a));
+    if (error !== undefined)
+      refused.push({ actionId: a.action_id ?? `${task.id}_${i}`, name: a.name, write: env.isWriteTool(a.name), error });
   });
-  return { hash: env.hash(), refused };
+  return { env, refused };
+}
+
+/** The gold final state's hashes and the refused gold calls (see `goldEnvironment`). */
+export function replayGold(domain: Tau2Domain, task: Tau2Task, semantics?: Semantics): GoldReplay {
+  const { env, refused } = goldEnvironment(domain, task, semantics);
+  return { hash: env.hash(), userHash: env.userHash(), refused };
 }
 
 /**
@@ -40,8 +57,9 @@ export function replayGold(domain: Tau2Domain, task: Tau2Task): GoldReplay {
 export function auditGold(
   domain: Tau2Domain,
   tasks: readonly Tau2Task[],
+  semantics?: Semantics,
 ): { taskId: string; refused: GoldRefusal[] }[] {
   return tasks
-    .map((t) => ({ taskId: String(t.id), refused: replayGold(domain, t).refused }))
+    .map((t) => ({ taskId: String(t.id), refused: replayGold(domain, t, semantics).refused }))
     .filter((x) => x.refused.length > 0);
 }

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ImportError, notesMarkdown, PackageDraft, toYaml, writePackage } from '../importers/index.js';
+import { defineImporter, type ImportContext, ImportError, type ImportResult, toYaml } from '../importers/index.js';
 import { auditGold } from './gold-replay.js';
 import { loadDomain } from './load-domain.js';
-import { executableDomains } from './registry.js';
+import { domainTools, executableDomains } from './registry.js';
+import { readTasksFile, tau2JsonText } from './tasks-json.js';
 import type { GoldRefusal, Tau2Task, UserInstructions } from './types.js';
 
 export interface ImportTau2Options {
@@ -13,21 +14,13 @@ export interface ImportTau2Options {
   overwrite?: boolean;
 }
 
-export interface ImportTau2Result {
-  /** Every file written, relative to the output directory, sorted. */
-  written: string[];
-  outDir: string;
-  id: string;
-  files: string[];
-  notes: string[];
-  /**
-   * Tasks whose gold calls the domain's tools refuse (only checked for domains heldout executes and that have a
-   * db.json); empty when every gold call runs.
-   */
+export interface ImportTau2Result extends ImportResult {
+  /** Tasks whose gold calls the domain's tools refuse (checked for every domain heldout executes); empty when none. */
   goldRefusals: { taskId: string; refused: GoldRefusal[] }[];
 }
 
-const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+// Floats stay floats (telecom's `"gb_amount": 2.0`): τ² reads truth.json's numbers as Python does.
+const json = (v: unknown) => `${tau2JsonText(v, 2)}\n`;
 
 function inputText(task: Tau2Task): string {
   const i = task.user_scenario?.instructions;
@@ -35,11 +28,19 @@ function inputText(task: Tau2Task): string {
   return `# Customer request (task ${task.id})\n\n${reason.trim() || '(no reason for call given)'}\n`;
 }
 
-function requirementDocs(domain: string, policy: string, toolNames: string[]): Record<string, string> {
+function requirementDocs(
+  domain: string,
+  policy: string,
+  toolNames: string[],
+  userTools: boolean,
+): Record<string, string> {
+  const user = userTools
+    ? ' The customer operates their own device with tools of their own (τ² user tools); the agent can only ask them to.'
+    : '';
   return {
-    'requirement/01_goal.md': `# Goal\n\nBuild a conversational customer-service agent for the τ²-bench **${domain}** domain. It talks with a\n(simulated) customer, uses the domain's tools to look up and change the domain database, and follows the domain\npolicy below exactly. A case succeeds when the database ends in the state the policy and the customer's request\ncall for (and every fact the customer needed was told).\n\nNon-goals: anything the policy forbids; acting without the customer's explicit confirmation where the policy asks\nfor it; inventing information that no tool returned.\n\n## Domain policy\n\n${policy.trim()}\n`,
+    'requirement/01_goal.md': `# Goal\n\nBuild a conversational customer-service agent for the τ²-bench **${domain}** domain. It talks with a\n(simulated) customer, uses the domain's tools to look up and change the domain database, and follows the domain\npolicy below exactly.${user} A case succeeds when τ²-bench's reward for the conversation is 1: the database (and the\ncustomer's device) ends as the policy and the request call for, and, where the task says so, every fact the customer\nneeded was told and the required actions were taken.\n\nNon-goals: anything the policy forbids; acting without the customer's explicit confirmation where the policy asks\nfor it; inventing information that no tool returned.\n\n## Domain policy\n\n${policy.trim()}\n`,
     'requirement/02_interface.md': `# Interface and delivery\n\nThe delivery is a directory with an entry command (\`node agent.mjs\` by default; edit commission.yaml to change it).\nThe evaluator starts it and talks heldout's tool-agent protocol: JSON lines over stdin/stdout.\n\n- Evaluator → agent: \`{"type":"start","tools":[…],"policy":"…"}\` once, then \`{"type":"user","content":"…"}\`\n  and \`{"type":"tool_result","id","name","content","error"?}\` (one per requested call), finally \`{"type":"end"}\`.\n- Agent → evaluator: \`{"type":"message","content":"…"}\` or\n  \`{"type":"tool_calls","calls":[{"id","name","arguments"}]}\` — exactly one reply per user message and per\n  completed batch of tool results.\n- Anything else on stdout, an early exit or no reply within the reply timeout ends the episode with reward 0.\n- stderr is free for logs.\n\nTools (executed on the evaluator side): ${toolNames.map((n) => `\`${n}\``).join(', ')}.\n`,
-    'requirement/03_requirements.md': `# Requirements and constraints\n\n1. Follow the domain policy in 01_goal.md in every conversation.\n2. Make state-changing tool calls only when the policy allows them and the customer confirmed them.\n3. Tell the customer every fact they asked for.\n4. Transfer to a human agent only when the policy says so.\n5. The episode ends when the customer stops, is transferred, or a limit is hit (30 turns, more than 10 tool\n   errors). Reward: 1 when the final database equals the one the gold actions produce (and required information\n   was communicated), else 0. k trials per case give pass^k.\n\nThe agent may not read or write anything outside its delivery directory and the protocol.\n`,
+    'requirement/03_requirements.md': `# Requirements and constraints\n\n1. Follow the domain policy in 01_goal.md in every conversation.\n2. Make state-changing tool calls only when the policy allows them and the customer confirmed them.\n3. Tell the customer every fact they asked for.\n4. Transfer to a human agent only when the policy says so.\n5. The episode ends when the customer stops, is transferred, or a limit is hit (30 turns, more than 10 tool\n   errors). Reward: τ²-bench's, the product of the task's reward basis — the final database equals the one the gold\n   actions produce (DB), the task's assertions on the final state hold (ENV_ASSERTION), the gold actions were made\n   (ACTION), required information was communicated (COMMUNICATE) — else 0. k trials per case give pass^k.\n\nThe agent may not read or write anything outside its delivery directory and the protocol.\n`,
     'requirement/04_resources.md': `# Resources\n\n- Model access only through the evaluator's gateway (OpenAI-compatible; base URL and key in the environment).\n- No network otherwise; no access to the domain database except through the tools.\n- Budgets per case as in commission.yaml.\n`,
   };
 }
@@ -49,8 +50,14 @@ function requirementDocs(domain: string, policy: string, toolNames: string[]): R
  * refuse the same calls (sierra-research/tau2-bench#499), so the import keeps the tasks and says which they are.
  */
 function goldAudit(dir: string, domain: string, tasks: Tau2Task[], notes: string[]) {
-  if (!executableDomains.includes(domain) || !existsSync(path.join(dir, 'db.json'))) {
-    notes.push(`gold replay not checked: heldout has no executable ${domain} domain (or no db.json)`);
+  const files = executableDomains.includes(domain)
+    ? [domainTools(domain).agent.file, domainTools(domain).user?.file].filter((f): f is string => f !== undefined)
+    : [];
+  const absent = files.filter((f) => !existsSync(path.join(dir, f)));
+  if (!files.length || absent.length) {
+    notes.push(
+      `gold replay not checked: ${files.length ? `no ${absent.join(', ')}` : `heldout has no executable ${domain} domain`}`,
+    );
     return [];
   }
   const audit = auditGold(loadDomain(dir, domain), tasks);
@@ -73,39 +80,40 @@ function goldAudit(dir: string, domain: string, tasks: Tau2Task[], notes: string
 }
 
 /**
- * \`heldout import tau2\`: a τ²-bench domain directory (tasks.json, policy.md, tools.json, optional split_tasks.json)
- * as a \`tool-agent\` commission package. One case per task (\`input.md\`: the customer's reason for calling;
- * \`truth.json\`: the whole τ² task, evaluator-only); split \`train\` → dev, everything else → heldout (all heldout
- * without a split file; the first task goes to dev then, as a package needs both splits). Byte-identical on re-import.
+ * `heldout import tau2`: a τ²-bench domain directory (tasks.json, policy.md or main_policy.md, tools.json, optional
+ * split_tasks.json) as a `tool-agent` commission package. One case per task (`input.md`: the customer's reason for
+ * calling; `truth.json`: the whole τ² task, evaluator-only); split `train` → dev, everything else → heldout (all
+ * heldout without a split file; the first task goes to dev then, as a package needs both splits). Byte-identical on
+ * re-import.
  */
-export async function importTau2(
-  domainDir: string,
-  outDir: string,
-  options: ImportTau2Options = {},
-): Promise<ImportTau2Result> {
-  const dir = path.resolve(domainDir);
+export const importTau2 = defineImporter<ImportTau2Options, Pick<ImportTau2Result, 'goldRefusals'>>({
+  kind: 'tau2',
+  build: buildTau2,
+});
+
+function buildTau2({ source, sourceDir: dir, outDir, options, draft }: ImportContext<ImportTau2Options>) {
   const missing = ['tasks.json', 'tools.json'].filter((f) => !existsSync(path.join(dir, f)));
   const policyFile = ['policy.md', 'main_policy.md'].find((f) => existsSync(path.join(dir, f)));
   if (!policyFile) missing.push('policy.md (or main_policy.md)');
-  if (missing.length) throw new ImportError(domainDir, missing);
+  if (missing.length) throw new ImportError(source, missing);
   const domain = path.basename(dir);
   const policy = readFileSync(path.join(dir, policyFile as string), 'utf8');
   const tools = JSON.parse(readFileSync(path.join(dir, 'tools.json'), 'utf8')) as {
     name: string;
     requestor?: string;
   }[];
-  let tasks = JSON.parse(readFileSync(path.join(dir, 'tasks.json'), 'utf8')) as Tau2Task[];
+  let tasks = readTasksFile(path.join(dir, 'tasks.json'));
   if (options.tasks) {
     const want = new Set(options.tasks);
     tasks = tasks.filter((t) => want.has(String(t.id)));
   }
-  if (!tasks.length) throw new ImportError(domainDir, ['tasks: none selected']);
+  if (!tasks.length) throw new ImportError(source, ['tasks: none selected']);
   const splitPath = path.join(dir, 'split_tasks.json');
   const split = existsSync(splitPath)
     ? (JSON.parse(readFileSync(splitPath, 'utf8')) as Record<string, string[]>)
     : null;
   const dev = new Set((split?.train ?? []).map(String));
-  const notes: string[] = [];
+  const notes = draft.notes;
   if (!split) {
     dev.add(String(tasks[0].id));
     notes.push(`no split_tasks.json: task ${tasks[0].id} is the development case, every other task held out`);
@@ -119,11 +127,12 @@ export async function importTau2(
     dev.delete(last);
     notes.push(`every selected task is a development task: task ${last} is held out instead`);
   }
-  notes.push('nl_assertions and env_assertions of the τ² tasks need a judge: kept in truth.json, not scored');
+  if (tasks.some((t) => (t.evaluation_criteria?.reward_basis ?? []).includes('NL_ASSERTION')))
+    notes.push('NL_ASSERTION in a reward basis needs a judge: such cases are reported unscored');
+  notes.push('nl_assertions of the τ² tasks need a judge: kept in truth.json, not scored');
   const goldRefusals = goldAudit(dir, domain, tasks, notes);
 
   const id = `tau2-${domain}`.toLowerCase().replace(/[^a-z0-9._-]+/g, '-');
-  const draft = new PackageDraft();
   draft.put(
     'commission.yaml',
     toYaml({
@@ -135,10 +144,7 @@ export async function importTau2(
       pass: { minResult: 100 },
       model: { required: true },
       // Relative to the commission, so two imports from the same places are byte-identical.
-      toolAgent: {
-        domain: path.relative(path.resolve(outDir), dir).split(path.sep).join('/') || '.',
-        user: 'scripted',
-      },
+      toolAgent: { domain: path.relative(outDir, dir).split(path.sep).join('/') || '.', user: 'scripted' },
     }),
   );
   draft.put(
@@ -155,14 +161,13 @@ export async function importTau2(
     }),
   );
   const toolNames = tools.filter((t) => t.requestor !== 'user').map((t) => t.name);
-  for (const [rel, text] of Object.entries(requirementDocs(domain, policy, toolNames))) draft.put(rel, text);
+  const userTools = tools.some((t) => t.requestor === 'user');
+  for (const [rel, text] of Object.entries(requirementDocs(domain, policy, toolNames, userTools))) draft.put(rel, text);
   for (const t of tasks) {
     const caseId = String(t.id).replace(/[^A-Za-z0-9._-]+/g, '_');
     const splitDir = dev.has(String(t.id)) ? 'dev' : 'heldout';
     draft.put(`cases/${splitDir}/${caseId}/input.md`, inputText(t));
     draft.put(`cases/${splitDir}/${caseId}/truth.json`, json(t));
   }
-  draft.put('IMPORT-NOTES.md', notesMarkdown('tau2', `τ²-bench ${domain}`, notes));
-  const { outDir: out, files: written } = writePackage(draft, outDir, id, { overwrite: options.overwrite });
-  return { written, outDir: out, id, files: written, notes, goldRefusals };
+  return { id, sourceName: `τ²-bench ${domain}`, extra: { goldRefusals } };
 }

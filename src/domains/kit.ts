@@ -1,8 +1,6 @@
 import type { DomainRules } from './rule-types.js';
-import type { Db, Environment, Tau2Domain, ToolArgs, ToolImpl } from './types.js';
-
-/** A domain's tools by their `tools.json` name. */
-export type ToolSet<D = Db> = Readonly<Record<string, ToolImpl<D>>>;
+import type { DomainTools } from './toolkit.js';
+import type { Db, Environment, InitialState, RewardComponent, Tau2Domain, ToolArgs } from './types.js';
 
 /**
  * Everything heldout knows about one τ² domain, over its typed database `D`: registered once in `registry.ts` under
@@ -11,8 +9,8 @@ export type ToolSet<D = Db> = Readonly<Record<string, ToolImpl<D>>>;
  */
 export interface DomainKit<D = Db, E = unknown, S = unknown> {
   readonly name: string;
-  /** τ²'s assistant-side tools; absent while heldout cannot execute the domain. */
-  readonly tools?: ToolSet<D>;
+  /** τ²'s toolkits (the assistant's, and the user's where τ² has them); absent while heldout cannot execute it. */
+  readonly tools?: DomainTools;
   /** What the rule validator checks (TASTE stages 1–3). */
   readonly rules: DomainRules;
   /** What TASTE stage 3 needs to turn tool sequences into tasks on the domain's database. */
@@ -90,6 +88,16 @@ export interface EntityKind {
   idArg: string;
   /** The read tool that returns one entity by id. */
   lookup: string;
+  /** The lookup's argument for the id, when it is not called like `idArg` (telecom's `get_details_by_id(id)`). */
+  lookupArg?: string;
+}
+
+/**
+ * A tool's answer as an agent would say it to the user, for COMMUNICATE (τ² checks it as a substring of what the agent
+ * says, commas removed): `calculate`'s "600.0" is "600" (an agent says "$600" or "$600.00", both of which hold it).
+ */
+export function spoken(answer: string): string {
+  return /^-?\d+\.0$/.test(answer) ? answer.slice(0, -2) : answer;
 }
 
 /** What one call that succeeded adds to the scenario notes. */
@@ -161,11 +169,30 @@ export interface DecoyMaker<D, E> {
   twin(base: D, record: E, id: string, rng: Random, named: ReadonlySet<string>): { record: E; how: string };
 }
 
+/** What a generated task is graded on, when the kit decides it (telecom: assertions on the final state). */
+export interface TaskCriteria {
+  env_assertions?: unknown[];
+  reward_basis: RewardComponent[];
+  /** Gold actions whose arguments ACTION must not compare (τ²'s `compare_args: []`, e.g. a hand-off's summary). */
+  uncompared?: string[];
+}
+
 /** Stage 3 of TASTE on one domain: the walk, the entity references the validator checks, decoys, the template. */
 export interface Synthesis<D, E, S> {
   entity: EntityKind;
   walk: WalkRules<D, E, S>;
-  decoys: DecoyMaker<D, E>;
+  /** Absent where τ² offers no way to add records to a task's database (telecom: see its synthesis). */
+  decoys?: DecoyMaker<D, E>;
+  /**
+   * The initial state a subject's scenario starts from (default: the domain's database as it is): telecom breaks
+   * the user's phone so that the sequence's fixes fix something.
+   */
+  initialState?(base: D, subject: string, sequence: string[]): InitialState | null;
+  /**
+   * How the task is graded, from the walk that instantiated it (`walk.ctx.env` holds the gold final state) and a
+   * fresh environment of its initial state; default: DB, and COMMUNICATE when something must be said.
+   */
+  criteria?(walk: Walk<D, E, S>, initial: () => Environment): TaskCriteria;
   /**
    * Calls `need` for every entity a gold call's arguments name besides its user (checked in `users` for every
    * domain), saying whether it exists in `db`, the state just before the call.

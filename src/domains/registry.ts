@@ -1,7 +1,8 @@
 import { airline } from './airline/index.js';
-import type { DomainKit, ToolSet } from './kit.js';
+import type { DomainKit } from './kit.js';
 import { retail } from './retail/index.js';
 import { telecom } from './telecom/index.js';
+import type { DomainTools } from './toolkit.js';
 
 /** Every τ² domain heldout knows, by τ²'s name for it (the base name of its data directory). */
 export const domainKits = { airline, retail, telecom } satisfies Record<string, DomainKit>;
@@ -27,7 +28,7 @@ export function domainKit(name: string): DomainKit {
 }
 
 /** The tools of `name`; a domain without them throws, listing the executable ones. */
-export function domainTools(name: string): ToolSet {
+export function domainTools(name: string): DomainTools {
   const tools = findKit(name)?.tools;
   if (!tools) throw new Error(`no tool implementation for domain "${name}" (have: ${executableDomains.join(', ')})`);
   return tools;

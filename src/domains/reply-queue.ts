@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { type AgentMessage, AgentProtocolError, parseAgentMessage } from './agent-protocol.js';
+import { type AgentMessage, AgentProtocolError, parseAgentLine } from './agent-protocol.js';
 
 type Reply = AgentMessage | Error;
 
@@ -49,7 +49,7 @@ export function readAgentLines(input: Readable, push: (m: Reply) => void): void 
   createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
     if (!line.trim()) return;
     try {
-      push(parseAgentMessage(JSON.parse(line)));
+      push(parseAgentLine(line));
     } catch (err) {
       push(
         err instanceof AgentProtocolError

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { AgentProtocolError, type AgentSession } from './agent-protocol.js';
+import { plainJson } from './py/plain.js';
 import { readAgentLines, replyQueue } from './reply-queue.js';
 
 export interface SpawnAgentOptions {
@@ -52,7 +53,7 @@ export function spawnAgent(command: string[], options: SpawnAgentOptions = {}): 
 
   return {
     send(message) {
-      if (!exited && child.stdin.writable) child.stdin.write(`${JSON.stringify(message)}\n`);
+      if (!exited && child.stdin.writable) child.stdin.write(`${plainJson(message)}\n`);
     },
     next,
     async close() {

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { AgentProtocolError, type AgentSession } from './agent-protocol.js';
+import { plainJson } from './py/plain.js';
 import { readAgentLines, replyQueue } from './reply-queue.js';
 
 export interface StreamAgentOptions {
@@ -34,7 +35,7 @@ export function streamAgent(stream: Duplex, options: StreamAgentOptions = {}): A
 
   return {
     send(message) {
-      if (!closedError && stream.writable) stream.write(`${JSON.stringify(message)}\n`);
+      if (!closedError && stream.writable) stream.write(`${plainJson(message)}\n`);
     },
     next,
     async close() {

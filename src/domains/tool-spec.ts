@@ -35,12 +35,18 @@ export function isWriteTool(domain: Pick<Tau2Domain, 'tools'>, name: string): bo
   return spec !== undefined && (spec.mutates_state === true || spec.type === 'WRITE');
 }
 
+const schemas = (tools: ToolSpec[]) =>
+  tools.map((t) => ({
+    type: 'function' as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+
 /** The tools as OpenAI function-calling schemas, as sent to an agent (assistant-side tools only). */
 export function openAiToolSchemas(domain: Pick<Tau2Domain, 'tools'>) {
-  return domain.tools
-    .filter((t) => t.requestor !== 'user')
-    .map((t) => ({
-      type: 'function' as const,
-      function: { name: t.name, description: t.description, parameters: t.parameters },
-    }));
+  return schemas(domain.tools.filter((t) => t.requestor !== 'user'));
+}
+
+/** The user's tools (telecom's phone) as OpenAI function-calling schemas, for the user simulator. */
+export function openAiUserToolSchemas(domain: Pick<Tau2Domain, 'tools'>) {
+  return schemas(domain.tools.filter((t) => t.requestor === 'user'));
 }

@@ -1,3 +1,5 @@
+import type { Semantics } from './toolkit.js';
+
 /** A τ² database: plain JSON, mutated in place by the domain's tools. */
 export type Db = Record<string, any>;
 
@@ -23,9 +25,6 @@ export interface ToolSpec {
 
 /** A tool call's arguments as the agent sent them (JSON; only their top level is checked against the schema). */
 export type ToolArgs = Record<string, any>;
-
-/** A tool implementation: validated arguments in, a JSON-serialisable result out; throws `ToolError` on refusal. */
-export type ToolImpl<D = Db> = (db: D, args: ToolArgs) => unknown;
 
 /** One original task's gold tool-call sequence (TASTE reads only the tool names). */
 export interface GoldSequence {
@@ -91,28 +90,62 @@ export interface Tau2Domain {
 }
 
 /** A live domain database with its tools. */
+/** Who makes a tool call: the agent, or (telecom) the user on their own phone. */
+export type Requestor = 'assistant' | 'user';
+
+/**
+ * A live τ² environment: the agent's database and tools, and the user's where the domain has them, behaving as τ²'s
+ * own `Environment` (see `semantics`).
+ */
 export interface Environment {
   readonly domain: Tau2Domain;
+  readonly semantics: Semantics;
+  /** The agent database as plain JSON (τ²'s dump of it), assembled on each read: for reading, never for changing. */
   readonly db: Db;
-  /** Runs one tool; a refusal or a malformed call is `{ ok: false, error }`, never a throw. */
-  call(name: string, args: unknown): CallResult;
-  /** sha256 of the canonical (key-sorted) JSON of the database. */
+  /**
+   * τ²'s `get_response`: runs one tool call (then `sync_tools`); a refusal or a malformed call is `ok: false` with
+   * τ²'s `Error: …` text as `content`, never a throw.
+   */
+  call(name: string, args: unknown, requestor?: Requestor): CallResult;
+  /** τ²'s `make_tool_call` as its evaluator replays a gold action (no `sync_tools`): undefined, or the refusal. */
+  goldCall(name: string, args: unknown, requestor?: Requestor): string | undefined;
+  /** τ²'s `run_env_function_call` (a tool or another method of either side's toolkit, then `sync_tools`). */
+  runFunction(envType: Requestor, funcName: string, args: unknown): unknown;
+  /** τ²'s `get_db_hash()` of the agent database. */
   hash(): string;
+  /** τ²'s `get_user_db_hash()`; null in a domain without user tools. */
+  userHash(): string | null;
+  /**
+   * Every record whose τ² text differs from the initial database's, `<table>/<key>` → text (null: removed); telecom's
+   * two databases count as one record each (`db`, `user_db`). For diffs and the differential test.
+   */
+  changedRecords(): Record<string, string | null>;
+  /** The τ² text of one record named as `changedRecords` names it, or null when there is none. */
+  recordText(key: string): string | null;
+  /** τ²'s `mutates_state` of a tool of either side (false for a tool the domain does not have). */
   isWriteTool(name: string): boolean;
+  hasTool(name: string): boolean;
 }
 
 export interface EnvironmentOptions {
   initialState?: InitialState | null;
+  /** Default `tau2@1.0.1`. */
+  semantics?: Semantics;
 }
 
-export type CallResult = { ok: true; result: unknown } | { ok: false; error: string };
+/** What τ²'s `get_response` answers: `content` is the text the caller sees; `result` its plain JSON reading. */
+export type CallResult = { ok: true; content: string; result: unknown } | { ok: false; content: string; error: string };
 
-/** A tool call as the agent made it, with what the environment answered. */
+/** A tool call as the agent (or, in telecom, the user) made it, with what the environment answered. */
 export interface ToolCallRecord {
   id: string;
   name: string;
   arguments: Record<string, any>;
+  /** Default the assistant. */
+  requestor?: Requestor;
   ok: boolean;
+  /** The answer's text, as τ² gives it to the caller (`Error: …` for a refusal). */
+  content?: string;
   result?: unknown;
   error?: string;
 }
@@ -124,6 +157,8 @@ export interface EpisodeMessage {
   toolCalls?: { id: string; name: string; arguments: Record<string, any> }[];
   toolCallId?: string;
   name?: string;
+  /** A tool message's caller: absent for the agent's, `user` for a tool the user ran on their device. */
+  requestor?: Requestor;
 }
 
 /** A gold call the domain's own tools refuse on the task's initial state. */
@@ -146,9 +181,16 @@ export interface RewardResult {
   info: {
     goldHash: string;
     agentHash: string;
+    /** τ²'s user-database hashes (telecom's phone), compared alongside; null in a domain without user tools. */
+    goldUserHash: string | null;
+    agentUserHash: string | null;
     /** Gold calls the tools refused while deriving the gold state (τ² skips them too; see `replayGold`). */
     goldErrors: GoldRefusal[];
     missingInfo: string[];
     unmatchedActions: string[];
+    /** Each env assertion on the replayed environment; `error` when its function raised (τ²'s would fail too). */
+    envAssertions: { func_name: string; met: boolean; error?: string }[];
+    /** Replayed calls that answered differently from the episode (τ²'s strict replay would refuse the trajectory). */
+    replayMismatches?: string[];
   };
 }

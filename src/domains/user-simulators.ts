@@ -1,16 +1,30 @@
 import OpenAI from 'openai';
-import type { EpisodeMessage, Tau2Task, UserInstructions } from './types.js';
+import type { OpenAiTool } from './agent-protocol.js';
+import { goldActions, requestorOf } from './gold-replay.js';
+import type { EpisodeMessage, GoldAction, Tau2Task, UserInstructions } from './types.js';
 
 export const STOP = '###STOP###';
 export const TRANSFER = '###TRANSFER###';
 export const OUT_OF_SCOPE = '###OUT-OF-SCOPE###';
 
+/**
+ * What the user can do on their own device (telecom): τ²'s user tools, run through the episode's environment, which
+ * records each call in the trajectory and answers with τ²'s text.
+ */
+export interface UserToolbox {
+  tools: OpenAiTool[];
+  call(name: string, args: Record<string, unknown>): { ok: boolean; content: string };
+}
+
 /** The simulated customer of an episode. */
 export interface UserSimulator {
   /** The user's opening message. */
-  start(task: Tau2Task): string | Promise<string>;
-  /** The user's answer to the conversation so far (whose last message is the agent's); may carry a stop token. */
-  reply(conversation: EpisodeMessage[], task: Tau2Task): string | Promise<string>;
+  start(task: Tau2Task, tools?: UserToolbox): string | Promise<string>;
+  /**
+   * The user's answer to the conversation so far (whose last message is the agent's); may carry a stop token. With a
+   * toolbox the user may first run tools on their device, as τ²'s user does.
+   */
+  reply(conversation: EpisodeMessage[], task: Tau2Task, tools?: UserToolbox): string | Promise<string>;
 }
 
 function instructions(task: Tau2Task): UserInstructions | string {
@@ -41,22 +55,35 @@ export interface ScriptedUserOptions {
   replies?: string[];
 }
 
+const named = (text: string, tool: string) => new RegExp(`(^|[^A-Za-z0-9_])${tool}([^A-Za-z0-9_]|$)`).test(text);
+
 /**
  * A deterministic offline user: opens with the task's `reason_for_call` and `known_info`, answers the agent's
- * messages with `replies` in order, then stops; answers `###TRANSFER###` once the agent has transferred.
+ * messages with `replies` in order, then stops; answers `###TRANSFER###` once the agent has transferred. On a domain
+ * where the user has tools (telecom), it does what the agent asks by name: the task's next user-side gold actions
+ * that the agent's last message names, in gold order with their gold arguments, and answers with what they showed.
  */
 export function scriptedUser(options: ScriptedUserOptions = {}): UserSimulator {
   const replies = options.replies ?? [];
+  let done = 0;
+  let answered = 0;
   return {
     start(task) {
       const i = instructions(task);
       if (typeof i === 'string') return i;
       return [i.reason_for_call, i.known_info].filter(Boolean).join('\n\n') || 'Hello.';
     },
-    reply(conversation) {
+    reply(conversation, task, tools) {
       if (conversation.some((m) => m.toolCalls?.some((c) => c.name === 'transfer_to_human_agents'))) return TRANSFER;
-      const answered = conversation.filter((m) => m.role === 'user').length - 1;
-      return answered < replies.length ? replies[answered] : STOP;
+      const last = [...conversation].reverse().find((m) => m.role === 'assistant' && m.content)?.content ?? '';
+      const mine: GoldAction[] = goldActions(task).filter((a) => requestorOf(a) === 'user');
+      const shown: string[] = [];
+      while (tools && done < mine.length && named(last, mine[done].name)) {
+        const a = mine[done++];
+        shown.push(tools.call(a.name, a.arguments ?? {}).content);
+      }
+      if (shown.length) return `I did that on my phone. It shows:\n${shown.join('\n')}`;
+      return answered < replies.length ? replies[answered++] : STOP;
     },
   };
 }
@@ -87,9 +114,14 @@ Ending the conversation:
 - If the scenario does not give you enough information to continue the conversation, reply with exactly
   '${OUT_OF_SCOPE}'.`;
 
+/** What the LLM user is told when it has tools on its own device (telecom). */
+export const USER_TOOL_GUIDELINES = `You have tools to operate your own phone. Use them when the agent asks you to check or change
+something on your device, and base what you tell the agent on what the tools show. Never make up a tool's result.`;
+
 /** The system prompt the LLM user simulator runs under. */
-export function userSystemPrompt(task: Tau2Task): string {
-  return `${USER_GUIDELINES}\n\n<scenario>\n${instructionText(task)}\n</scenario>`;
+export function userSystemPrompt(task: Tau2Task, withTools = false): string {
+  const guidelines = withTools ? `${USER_GUIDELINES}\n\n${USER_TOOL_GUIDELINES}` : USER_GUIDELINES;
+  return `${guidelines}\n\n<scenario>\n${instructionText(task)}\n</scenario>`;
 }
 
 /**
@@ -99,26 +131,63 @@ export function userSystemPrompt(task: Tau2Task): string {
 export function llmUser(options: LlmUserOptions): UserSimulator {
   const client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'unused', maxRetries: 1 });
   const greeting = options.greeting ?? 'Hi! How can I help you today?';
-  const ask = async (task: Tau2Task, turns: { role: 'user' | 'assistant'; content: string }[]) => {
-    const res = await client.chat.completions.create({
-      model: options.model,
-      temperature: options.temperature ?? 0,
-      messages: [{ role: 'system', content: userSystemPrompt(task) }, ...turns],
-    });
-    const text = res.choices[0]?.message?.content?.trim();
-    // An empty reply is a failed simulator, not a customer who is done: ending the episode there would grade it.
-    if (!text) throw new Error('the user model answered with an empty message');
-    return text;
+  type Turn = Record<string, unknown>;
+  const ask = async (task: Tau2Task, turns: Turn[], tools?: UserToolbox) => {
+    const history: Turn[] = [
+      { role: 'system', content: userSystemPrompt(task, Boolean(tools?.tools.length)) },
+      ...turns,
+    ];
+    // τ²'s user may run several device tools before it answers; each round's results go back to the model.
+    for (let round = 0; round < 10; round++) {
+      const res = await client.chat.completions.create({
+        model: options.model,
+        temperature: options.temperature ?? 0,
+        messages: history as never,
+        ...(tools?.tools.length ? { tools: tools.tools } : {}),
+      });
+      const m = res.choices[0]?.message;
+      const calls = (m?.tool_calls ?? []).filter((c: any) => c.type === 'function') as any[];
+      if (tools && calls.length) {
+        history.push({ role: 'assistant', content: m?.content ?? '', tool_calls: calls });
+        for (const c of calls) {
+          let args: Record<string, unknown> = {};
+          try {
+            args = JSON.parse(c.function.arguments || '{}');
+          } catch {
+            args = {};
+          }
+          history.push({ role: 'tool', tool_call_id: c.id, content: tools.call(c.function.name, args).content });
+        }
+        continue;
+      }
+      const text = m?.content?.trim();
+      // An empty reply is a failed simulator, not a customer who is done: ending the episode there would grade it.
+      if (!text) throw new Error('the user model answered with an empty message');
+      return text;
+    }
+    throw new Error('the user model kept calling tools without answering');
   };
   return {
-    start: (task) => ask(task, [{ role: 'user', content: greeting }]),
-    reply(conversation, task) {
-      const turns: { role: 'user' | 'assistant'; content: string }[] = [{ role: 'user', content: greeting }];
+    start: (task, tools) => ask(task, [{ role: 'user', content: greeting }], tools),
+    reply(conversation, task, tools) {
+      const turns: Turn[] = [{ role: 'user', content: greeting }];
       for (const m of conversation) {
-        if (m.role === 'user') turns.push({ role: 'assistant', content: m.content });
+        if (m.role === 'user' && m.toolCalls?.length)
+          turns.push({
+            role: 'assistant',
+            content: m.content,
+            tool_calls: m.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
+          });
+        else if (m.role === 'tool' && m.requestor === 'user')
+          turns.push({ role: 'tool', tool_call_id: m.toolCallId, content: m.content });
+        else if (m.role === 'user' && m.content) turns.push({ role: 'assistant', content: m.content });
         else if (m.role === 'assistant' && m.content) turns.push({ role: 'user', content: m.content });
       }
-      return ask(task, turns);
+      return ask(task, turns, tools);
     },
   };
 }

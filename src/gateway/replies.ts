@@ -8,6 +8,24 @@ export function errorBody(code: string, message: string, type: string): string {
 }
 
 /**
+ * The event that ends a stream the gateway could not pass on whole, shaped as OpenAI's API signals an error in a
+ * stream: `data: {"error":{…}}` for chat (the SDKs throw it as an `APIError`); for the responses API also its own
+ * error event's fields (`type: "error"`, `code`, `message`, `param`, the next `sequence_number`).
+ */
+export function streamErrorEvent(
+  responses: boolean,
+  code: string,
+  message: string,
+  lastSequence: number | null,
+): string {
+  const error = { message, type: 'server_error', param: null, code };
+  const data = responses
+    ? { type: 'error', code, message, param: null, sequence_number: (lastSequence ?? -1) + 1, error }
+    : { error };
+  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
  * Answers with an error unless the answer has begun. `x-should-retry: false` because the gateway has already
  * retried (or the caller cannot fix it by retrying); a recorded call's id goes in `x-heldout-call-id`.
  */

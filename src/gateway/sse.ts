@@ -38,6 +38,21 @@ export class SseSplitter {
   }
 }
 
+/**
+ * Whether an event is whole enough to pass on: its data is `[DONE]` or parses as JSON. The tail of a stream that
+ * stopped before its blank line is passed on only then (a half `data:` line would make a client's JSON.parse throw).
+ */
+export function isWholeEvent(ev: SseEvent): boolean {
+  if (ev.data === null) return false;
+  if (ev.data.trim() === '[DONE]') return true;
+  try {
+    JSON.parse(ev.data);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function parseEvent(raw: string): SseEvent {
   let event: string | null = null;
   const data: string[] = [];
@@ -87,6 +102,8 @@ export class StreamWatcher {
   malformed = false;
   usage: LedgerUsage | null = null;
   events: unknown[] = [];
+  /** The responses API's last `sequence_number`, so an error event the gateway adds can follow it. */
+  lastSequence: number | null = null;
   private content = '';
   private toolCalls: { id?: string; name: string; arguments: string }[] = [];
   private finishReason: string | null = null;
@@ -121,6 +138,7 @@ export class StreamWatcher {
       return true;
     }
     if (this.endpoint === 'responses') {
+      if (typeof obj?.sequence_number === 'number') this.lastSequence = obj.sequence_number;
       const type = obj?.type ?? ev.event;
       if (type === 'response.completed' || type === 'response.failed' || type === 'response.incomplete') {
         this.complete = true;

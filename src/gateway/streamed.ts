@@ -1,25 +1,32 @@
 /**
  * An SSE answer passed on event by event as it arrives (backpressure respected, keys redacted), watched for its end
- * marker and usage. A stream that ends without its end marker is never handed on as a clean end: the caller gets an
- * `event: error` and a cut connection.
+ * marker and usage. The caller only ever gets whole events: a stream that ends without its end marker, stops
+ * halfway through an event or carries an event that is not JSON is never handed on as it is, but ends with an
+ * OpenAI-shaped error event and a cut connection.
  */
 import type http from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { type Call, sinceMs } from './call-recorder.js';
 import { answered, cutShort, type Verdict } from './classify.js';
 import type { CallContext } from './context.js';
-import { errorBody } from './replies.js';
-import { estimateUsage, SseSplitter, StreamWatcher } from './sse.js';
+import { streamErrorEvent } from './replies.js';
+import { estimateUsage, isWholeEvent, SseSplitter, StreamWatcher } from './sse.js';
 import type { Endpoint } from './types.js';
 import type { Abort, UpstreamOutcome } from './upstream.js';
 
 type StreamedAnswer = Extract<UpstreamOutcome, { kind: 'stream' }>;
 
-type End = 'end' | 'error' | 'timeout' | 'client';
+type End = 'end' | 'error' | 'timeout' | 'client' | 'malformed';
 
 const STREAM_MALFORMED: Verdict = { classification: 'provider_failure', error: 'stream_malformed' };
 /** The ledger's `error` for a stream that stopped before its end marker, by how it stopped. */
 const TRUNCATED = { end: 'stream_truncated', timeout: 'upstream_timeout', error: 'upstream_truncated' } as const;
+/** What the caller's error event says, by how the stream stopped. */
+const WHY = {
+  end: 'the upstream stream ended before its end marker ([DONE] / finish_reason / response.completed)',
+  error: 'the upstream connection broke mid-stream',
+  malformed: 'the upstream sent an event that is not JSON',
+} as const;
 
 /**
  * Runs once the upstream has sent event-stream headers; resolves when the stream has ended one way or another and its
@@ -52,9 +59,18 @@ export async function passStream(
   const splitter = new SseSplitter();
   const watcher = new StreamWatcher(endpoint, dropUsageChunk, keepTrace);
   const decoder = new StringDecoder('utf8');
+  // Set once an event is not JSON: nothing after it is passed on (the stream ends there with an error event).
+  let broken = false;
   const forward = (events: ReturnType<SseSplitter['push']>) => {
     let s = '';
-    for (const ev of events) if (watcher.see(ev)) s += ev.raw + '\n\n';
+    for (const ev of events) {
+      if (broken) break;
+      const pass = watcher.see(ev);
+      if (watcher.malformed) {
+        broken = true;
+        finish('malformed');
+      } else if (pass) s += ev.raw + '\n\n';
+    }
     if (s === '' || res.destroyed) return;
     if (redactor.active) s = redactor.scrub(s);
     if (!res.write(s)) {
@@ -93,6 +109,7 @@ export async function passStream(
     };
   });
   up.on('data', (chunk: Buffer) => {
+    if (broken) return;
     idleTimer.refresh();
     forward(splitter.push(decoder.write(chunk)));
   });
@@ -101,14 +118,16 @@ export async function passStream(
   up.on('error', () => finish('error'));
   up.on('close', () => finish(up.complete ? 'end' : 'error'));
   const offAbort = ac.on(() => finish('client'));
-  const why = await ended;
+  let why = await ended;
   offAbort();
-  if (why !== 'client') {
-    const tail = decoder.end();
-    const last = splitter.push(tail);
+  // An event the upstream left without its blank line: passed on only when whole, else kept for the trace.
+  let partial: string | null = null;
+  if (why !== 'client' && why !== 'malformed') {
+    forward(splitter.push(decoder.end()));
     const rest = splitter.rest();
-    if (rest) last.push(rest);
-    forward(last);
+    if (rest && !broken && isWholeEvent(rest)) forward([rest]);
+    else if (rest && !broken) partial = rest.raw;
+    if (broken) why = 'malformed';
   }
   if (why !== 'end') up.destroy();
 
@@ -116,7 +135,8 @@ export async function passStream(
   const complete = why === 'end' && watcher.complete;
   let verdict: Verdict;
   if (why === 'client') verdict = cutShort(ctx.closing);
-  else if (complete) verdict = watcher.malformed ? STREAM_MALFORMED : answered(out.status);
+  else if (why === 'malformed') verdict = STREAM_MALFORMED;
+  else if (complete) verdict = answered(out.status);
   // The provider ended the stream without its end marker (its fault), or the connection broke or went idle.
   else verdict = { classification: why === 'end' ? 'provider_failure' : 'transport_failure', error: TRUNCATED[why] };
   await ctx.recorder.record(call, {
@@ -126,7 +146,9 @@ export async function passStream(
     attempts: out.attempts,
     usage,
     truncated: why === 'client' ? ctx.closing : !complete,
-    response: keepTrace ? { events: watcher.events, assembled: watcher.assembled() } : null,
+    response: keepTrace
+      ? { events: watcher.events, assembled: watcher.assembled(), ...(partial === null ? {} : { partial }) }
+      : null,
   });
   if (why === 'client') return; // nothing more to send
   if (complete) {
@@ -134,12 +156,13 @@ export async function passStream(
     return;
   }
   if (res.destroyed) return;
-  const message =
-    why === 'end'
-      ? 'heldout gateway: the upstream stream ended before its end marker ([DONE] / finish_reason / response.completed); the reply is incomplete'
-      : why === 'timeout'
-        ? `heldout gateway: the upstream stream went silent for ${timeoutMs} ms; the reply is incomplete`
-        : 'heldout gateway: the upstream connection broke mid-stream; the reply is incomplete';
-  const ev = `event: error\ndata: ${errorBody(TRUNCATED[why], message, 'server_error')}\n\n`;
+  const what = why === 'timeout' ? `the upstream stream went silent for ${timeoutMs} ms` : WHY[why];
+  const code = why === 'malformed' ? STREAM_MALFORMED.error! : TRUNCATED[why];
+  const ev = streamErrorEvent(
+    endpoint === 'responses',
+    code,
+    `heldout gateway: ${what}; the reply is incomplete`,
+    watcher.lastSequence,
+  );
   res.write(ev, () => res.destroy());
 }

@@ -7,14 +7,21 @@ import { checkCeilings, checkOutcomes, scoreItems } from './grade-items.js';
 import { askJudge } from './grade-judge.js';
 import { computeScore, recordClaims, settleVerdict } from './grade-score.js';
 import { emptyGrade, type GradeCaseInput, gateFailed, infra, newContext, type Phase } from './grading-context.js';
+import { providerFaultReason } from './provider-faults.js';
 import type { CaseGrade } from './types.js';
 
-/** The run gates (DESIGN §4): launched, within budget, exited as allowed, artifacts present and valid. */
+/**
+ * The run gates (DESIGN §4): launched, within budget, exited as allowed, artifacts present and valid. A gate that
+ * failed after the case's model calls failed on the provider's side is the provider's fault: an infra-error with
+ * the ledger lines as evidence, never the delivery's Result 0.
+ */
 const checkGates: Phase = (ctx) => {
-  const { execution, outputDir, commission } = ctx.input;
+  const { execution, outputDir, commission, ledger } = ctx.input;
   const gates = runGates({ execution, outputDir, commission });
   ctx.gates = gates;
-  if (!gates.passed) return gateFailed(ctx, gates.gate!, gates.reason!);
+  if (gates.passed) return;
+  const provider = execution ? providerFaultReason(gates.gate!, gates.reason!, ledger?.entries) : null;
+  return provider ? infra(ctx.grade, provider) : gateFailed(ctx, gates.gate!, gates.reason!);
 };
 
 /** One case's grading, in order, with the family's own phases in their places. */

@@ -65,6 +65,14 @@ export {
   readOutputFile,
   walkOutputs,
 } from './outputs.js';
+export {
+  type FaultLine,
+  faultEvidence,
+  PROVIDER_EXPLAINED_GATES,
+  PROVIDER_FAULT_CLASSES,
+  providerFaultReason,
+  providerFaults,
+} from './provider-faults.js';
 export { ceilingRecords, type ScoreCaseInput, type ScoreCaseOutput, scoreCase } from './score-case.js';
 export { failedTestsSentence, parseTestOutput, type TestRunReport } from './test-report.js';
 export * from './types.js';

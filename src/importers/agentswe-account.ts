@@ -82,6 +82,16 @@ export function layoutDisposition(rel: string, selected: { profile: string | nul
     return row('unmapped', 'the AgentSWE control plane (formal one-stop run, acceptance)');
   if (/^a0\//.test(rel))
     return row('product pin', 'the product pin and its fetch: see the editing section of these notes');
+  if (/(^|\/)hidden_tests?\//.test(rel))
+    return row(
+      'unmapped',
+      "a case's hidden tests, run by the package's evaluator on the delivery's output: heldout does not stage evaluator files beside a delivery, so the dimension they inform is judged (the tests stay in the source package)",
+    );
+  if (/(^|\/)(evaluate_case|evaluate_suite|validate_[\w]+|verify_score|score_[\w]+)\.py$/.test(rel))
+    return row(
+      'unmapped',
+      "the package's own per-case evaluator or validator (Python reading evaluator-owned files): heldout's gates, checks and judge take its place",
+    );
   if (/\.(py|mjs|js|ts|sh|rs|go)$/.test(rel))
     return row('unmapped', 'evaluator or runner code heldout does not run (its decisions are judged or noted above)');
   if (/\.(md|json|txt|csv|ya?ml)$/i.test(rel))

@@ -83,7 +83,12 @@ export function importCases(
       const refs = [
         ...new Set([...input.matchAll(/\bassets\/[^\s)\]"'`<>]+/g)].map((m) => m[0].replace(/[.,;:]+$/, ''))),
       ];
-      const absentAssets = refs.filter((r) => !draft.files.has(`cases/${split}/${c.id}/${r}`)).sort();
+      // a reference may name a directory (`assets/repository`): present when any file lies under it
+      const held = (r: string) => {
+        const at = `cases/${split}/${c.id}/${r.replace(/\/+$/, '')}`;
+        return draft.files.has(at) || [...draft.files.keys()].some((f) => f.startsWith(`${at}/`));
+      };
+      const absentAssets = refs.filter((r) => !held(r)).sort();
       out.push({ id: c.id, split, row: c.row, input, absentAssets });
       if (layout.family === 'optimization') {
         // The adapter's make_request: one row, Python's json.dumps spacing, ensure_ascii=False.

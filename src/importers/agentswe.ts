@@ -97,6 +97,11 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
   };
   const resources = { name: 'requirement/04', text: texts['04']! };
   commission.budgets = budgetsFrom(protocol, layout.contract, resources, gates, note);
+  const rowLimits = cases.map((c) => Number(c.row?.timeout_seconds)).filter((n) => Number.isFinite(n) && n > 0);
+  if (rowLimits.length)
+    note(
+      `budget: the contract's per-row timeout_seconds (${Math.min(...rowLimits)}–${Math.max(...rowLimits)} s on ${rowLimits.length} rows) is each upstream task's own limit inside the native runtime; it stays in the case's truth.json, and heldout's wall budget is the one above for every case`,
+    );
   commission.trials = 1;
   const artifacts = artifactsFrom(layout.family, texts['02']!, gates, note);
   if (artifacts.length) commission.artifacts = artifacts;

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { test } from '@fast-check/vitest';
 import { afterAll, describe } from 'vitest';
 import { loadCommission } from '../commission/index.js';
 import { newRunId } from '../run/index.js';
@@ -28,6 +27,9 @@ export async function propertyTests(
   deliveryDir: string,
   options: PropertyTestOptions = {},
 ): Promise<void> {
+  // Imported here, not at the top: on import @fast-check/vitest walks every chain of Vitest's `test` API (≈ 2 s of CPU
+  // and ≈ 400 MB on Vitest 4), which every process importing heldout/vitest (the main process of `heldout run`) paid.
+  const { test } = await import('@fast-check/vitest');
   const commission = await loadCommission(commissionDir);
   const decl = await loadProperties(commission.dir, options.propertiesFile);
   const backend = await resolveSandbox(options.sandbox ?? 'auto');

@@ -1,50 +1,103 @@
 /**
- * The inline script of index.html. Plain ES5-ish browser JavaScript kept as a string so the report needs no bundler
- * and no external resource. It only ever writes text through textContent, so case output cannot inject markup.
- * Cases arrive packed (see packCases in render-html.ts) and are unpacked per entry on first use; the case list is
- * paged and the drill-down built on click, which keeps 100,000 cases responsive.
+ * The inline script of index.html. Plain ES5-ish browser JavaScript (plus Promise) kept as a string so the report
+ * needs no bundler. It only ever writes text through textContent, so case output cannot inject markup. Cases live in
+ * chunk scripts beside the page (html-data.ts): an entry's list chunks load when its row is clicked, a case's detail
+ * chunk when the case is; each chunk must announce the hash the page expects, so a stale `index.files/` is refused.
+ * The case list is paged and the drill-down built on click, which keeps 100,000 cases responsive.
  */
 export const CLIENT_JS = String.raw`
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('heldout-summary').textContent);
   var STATUS = data.packing.status;
+  var CHUNKS = data.chunks;
   var PAGE = 200;
-  var cache = {};
+  var lists = {};
+  var loads = {};
+  var waiting = {};
 
-  function unpackRow(entry, r) {
+  /** Called by each chunk script with its rows; settles the load that asked for it. */
+  window.heldoutChunk = function (name, hash, rows) {
+    var w = waiting[name];
+    if (!w) return;
+    delete waiting[name];
+    if (w.hash !== hash) w.reject(new Error(CHUNKS.dir + '/' + name + '.js belongs to another report (rewritten since this page was?): reload the page'));
+    else w.resolve(rows);
+  };
+  function loadChunk(ref) {
+    var name = ref[0];
+    if (!loads[name]) {
+      loads[name] = new Promise(function (resolve, reject) {
+        waiting[name] = { hash: ref[1], resolve: resolve, reject: reject };
+        var s = document.createElement('script');
+        s.src = CHUNKS.dir + '/' + name + '.js';
+        s.onerror = function () {
+          delete waiting[name];
+          delete loads[name];
+          reject(new Error('could not load ' + CHUNKS.dir + '/' + name + '.js: the case data sits in ' + CHUNKS.dir + '/ beside index.html'));
+        };
+        s.onload = function () {
+          if (waiting[name]) { delete waiting[name]; delete loads[name]; reject(new Error(CHUNKS.dir + '/' + name + '.js did not hand over its rows')); }
+        };
+        document.head.appendChild(s);
+      });
+    }
+    return loads[name];
+  }
+  function unpackRow(i, r) {
     var dims = {};
-    var d = entry.cases.dims;
-    for (var i = 0; i < d.length; i++) {
-      var v = r[6][i];
-      if (v) dims[d[i]] = { score: v[0], max: v[1], cap: v[2] };
+    var d = CHUNKS.entries[i].dims;
+    for (var j = 0; j < d.length; j++) {
+      var v = r[6][j];
+      if (v) dims[d[j]] = { score: v[0], max: v[1], cap: v[2] };
     }
     var x = r[11] || {};
     var items = {};
     if (x.items) Object.keys(x.items).forEach(function (k) {
       items[k] = x.items[k].map(function (t) { return { kind: t[0], title: t[1], points: t[2], score: t[3], earned: t[4], evidence: t[5] }; });
     });
-    return {
+    var c = {
       id: r[0], trial: r[1], status: STATUS[r[2]], gate: r[3], result: r[4], passed: r[5] === 1,
       dimensions: dims, ceilings: r[7], wallMs: r[8], modelCalls: r[9], tokens: r[10],
       reason: x.reason === undefined ? null : x.reason, ceilingHit: !!x.ceilingHit, ceilingSet: !!x.ceilingSet,
       exitCode: x.exitCode === undefined ? null : x.exitCode, items: items, outcomes: x.outcomes || [],
       judge: x.judge || null, stderrTail: x.stderrTail || '', claimsContradicted: x.claimsContradicted || []
     };
+    if (x.editing) c.editing = x.editing;
+    if (x.record) c.record = x.record;
+    return c;
   }
-  function casesOf(i) {
-    if (!cache[i]) {
-      var e = data.commissions[i];
-      cache[i] = e.cases.rows.map(function (r) { return unpackRow(e, r); });
+  /** An entry's case list (id, trial, status, gate, result, passed, and where its detail is), loaded once. */
+  function listOf(i) {
+    if (!lists[i]) {
+      lists[i] = Promise.all(CHUNKS.entries[i].lists.map(loadChunk)).then(function (parts) {
+        var out = [];
+        parts.forEach(function (rows) {
+          rows.forEach(function (r) { out.push({ id: r[0], trial: r[1], status: STATUS[r[2]], gate: r[3], result: r[4], passed: r[5] === 1, chunk: r[6], pos: r[7] }); });
+        });
+        return out;
+      });
     }
-    return cache[i];
+    return lists[i];
   }
-  /** The summary@2 document with cases unpacked (not-run cases only counted), for anyone scripting the page. */
+  function detailOf(i, c) {
+    return loadChunk(CHUNKS.entries[i].details[c.chunk]).then(function (rows) { return unpackRow(i, rows[c.pos]); });
+  }
+  /** The summary@2 document with every case loaded (not-run cases only counted), for anyone scripting the page. */
   window.heldoutSummary = function () {
-    var out = JSON.parse(JSON.stringify(data));
-    delete out.packing;
-    out.commissions.forEach(function (c, i) { c.cases = casesOf(i); });
-    return out;
+    return Promise.all(data.commissions.map(function (e, i) {
+      return Promise.all(CHUNKS.entries[i].details.map(loadChunk)).then(function (parts) {
+        var cases = [];
+        parts.forEach(function (rows) { rows.forEach(function (r) { cases.push(unpackRow(i, r)); }); });
+        return cases;
+      });
+    })).then(function (all) {
+      var out = JSON.parse(JSON.stringify(data));
+      delete out.packing;
+      delete out.chunks;
+      out.commissions.forEach(function (c, i) { c.cases = all[i]; });
+      return out;
+    });
   };
 
   function el(tag, attrs, kids) {
@@ -71,23 +124,44 @@ export const CLIENT_JS = String.raw`
   var filterStatus = document.getElementById('filter-status');
   var filterText = document.getElementById('filter-text');
   var drill = document.getElementById('drilldown');
-  var state = { row: -1, list: [], shown: 0 };
+  var note = document.getElementById('cases-note');
+  var state = { row: -1, list: [], shown: 0, all: null, open: 0 };
 
+  function say(text, isError) {
+    note.hidden = !text;
+    note.textContent = text || '';
+    note.className = isError ? 'meta load-error' : 'meta';
+  }
   function selectRow(i) {
     var rows = document.querySelectorAll('#summary-table tr[data-row]');
     for (var j = 0; j < rows.length; j++) rows[j].classList.toggle('selected', Number(rows[j].getAttribute('data-row')) === i);
     state.row = i;
+    state.all = null;
     var e = data.commissions[i];
     title.textContent = e.id + ' \u00b7 ' + (e.delivery.label || e.delivery.path) + ' \u00b7 ' + e.split;
     panel.hidden = false;
+    panel.setAttribute('data-loading', 'true');
     drill.hidden = true;
-    applyFilter();
+    clear(tbody);
+    more.hidden = true;
+    say(CHUNKS.entries[i].cases ? 'loading ' + CHUNKS.entries[i].cases + ' cases\u2026' : '');
+    listOf(i).then(function (list) {
+      if (state.row !== i) return;
+      state.all = list;
+      say('');
+      panel.removeAttribute('data-loading');
+      applyFilter();
+    }, function (err) {
+      if (state.row !== i) return;
+      panel.removeAttribute('data-loading');
+      say(err.message, true);
+    });
   }
   function applyFilter() {
-    if (state.row < 0) return;
+    if (state.row < 0 || !state.all) return;
     var st = filterStatus.value;
     var q = filterText.value.toLowerCase();
-    state.list = casesOf(state.row).filter(function (c) {
+    state.list = state.all.filter(function (c) {
       if (st === 'failed' && c.passed) return false;
       if (st !== 'all' && st !== 'failed' && c.status !== st) return false;
       return !q || c.id.toLowerCase().indexOf(q) >= 0;
@@ -130,10 +204,24 @@ export const CLIENT_JS = String.raw`
     ]);
   }
   function openCase(k) {
-    var c = state.list[k];
-    if (!c) return;
-    var e = data.commissions[state.row];
+    var brief = state.list[k];
+    if (!brief) return;
+    var row = state.row;
+    var ticket = ++state.open;
+    drill.setAttribute('data-loading', 'true');
+    detailOf(row, brief).then(function (c) {
+      if (ticket === state.open) showCase(data.commissions[row], c);
+    }, function (err) {
+      if (ticket !== state.open) return;
+      clear(drill);
+      drill.removeAttribute('data-loading');
+      drill.appendChild(el('p', { class: 'load-error', text: err.message }));
+      drill.hidden = false;
+    });
+  }
+  function showCase(e, c) {
     clear(drill);
+    drill.removeAttribute('data-loading');
     drill.setAttribute('data-case', c.id);
     drill.setAttribute('data-trial', c.trial);
     var kids = [
@@ -169,9 +257,15 @@ export const CLIENT_JS = String.raw`
       });
     });
     if (ev.length) kids.push(section('evidence', ev));
+    if (c.editing) kids.push(section('editing', [
+      el('p', { class: 'dd-editing', text: '\u03bc_new ' + (c.editing.muNew ? 'holds' : 'fails') + ' \u00b7 \u03bc_reg ' + (c.editing.muReg === null ? 'not run' : c.editing.muReg ? 'holds' : 'fails') }),
+      c.editing.failedTests && c.editing.failedTests.length ? el('ul', { class: 'failed-tests' }, c.editing.failedTests.map(function (t) { return el('li', { text: t }); })) : null,
+      c.editing.evidence ? el('div', { class: 'evidence', text: c.editing.evidence }) : null
+    ]));
     if (c.claimsContradicted.length) kids.push(section('claims contradicted', [el('ul', null, c.claimsContradicted.map(function (m) { return el('li', { text: m }); }))]));
     kids.push(section('ledger', [el('p', { class: 'dd-ledger', text: 'model calls ' + c.modelCalls + ' \u00b7 tokens ' + c.tokens + ' \u00b7 wall ' + (c.wallMs / 1000).toFixed(2) + ' s \u00b7 exit ' + (c.exitCode === null ? '\u2014' : c.exitCode) })]));
     if (c.stderrTail) kids.push(section('stderr', [el('pre', { class: 'stderr', text: c.stderrTail })]));
+    if (c.record) kids.push(el('p', { class: 'dd-record meta', text: 'Some texts were cut to their last characters; the full record is ' + c.record + ' in the run\u2019s report directory.' }));
     kids.forEach(function (n) { drill.appendChild(n); });
     drill.hidden = false;
     drill.scrollIntoView({ block: 'nearest' });

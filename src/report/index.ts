@@ -48,4 +48,4 @@ export { type BuildOptions, buildSummary, computeGaps, type SummarizeInput, summ
 export { summarizeMetas } from './summarize-metas.js';
 export type { GateThresholds } from './types.js';
 export { LOOPBACK_HOSTS, startViewServer, type ViewServer, type ViewServerOptions } from './view-server.js';
-export { serializeSummary, writeReport } from './write-report.js';
+export { serializeSummary, summaryChunks, writeReport } from './write-report.js';

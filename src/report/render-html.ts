@@ -2,11 +2,9 @@ import { macroMean } from '../metrics/index.js';
 import { columnsOf } from './columns.js';
 import { deliveryKeys, deliveryLabel, fmt } from './format.js';
 import { CLIENT_JS } from './html-client.js';
+import { DATA_DIR, type HtmlDataManifest, htmlDataInMemory, STATUS } from './html-data.js';
 import { escapeHtml, familyTable, findings, gateBox, legend, partialBanner, SECTIONS_CSS } from './html-sections.js';
-import { type CaseSummary, type CommissionSummary, caseSummarySchema, type Summary } from './schema.js';
-
-/** The status order of the packed rows; the page reads it from `packing.status`. */
-const STATUS = caseSummarySchema.shape.status.options;
+import type { CommissionSummary, Summary } from './schema.js';
 
 /**
  * JSON inside <script> ends at the first `</script`; escaping every `<` (and the two line separators old parsers
@@ -16,55 +14,6 @@ function scriptJson(value: unknown): string {
   const json = JSON.stringify(value);
   if (json.indexOf('<') < 0 && json.indexOf('\u2028') < 0 && json.indexOf('\u2029') < 0) return json;
   return json.replace(/[<\u2028\u2029]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * Cases packed as rows aligned with one dimension list per entry: at 100,000 cases repeating every key name would
- * double the page. Row: [id, trial, status index, gate, result, passed 0|1, dims, ceilings, wallMs, modelCalls,
- * tokens, extras-or-0] where dims[i] is [score, max, cap] for dimension i or 0, and extras.items holds each
- * dimension's items as [kind, title, points, score, earned, evidence].
- */
-function packCases(cases: CaseSummary[]): { dims: string[]; rows: unknown[][] } {
-  const dimIndex = new Map<string, number>();
-  for (const c of cases) for (const d in c.dimensions) if (!dimIndex.has(d)) dimIndex.set(d, dimIndex.size);
-  const dims = [...dimIndex.keys()];
-  const rows = cases.map((c) => {
-    const ds: unknown[] = new Array(dims.length).fill(0);
-    for (const d in c.dimensions) {
-      const v = c.dimensions[d];
-      ds[dimIndex.get(d)!] = [v.score, v.max, v.cap];
-    }
-    const x: Record<string, unknown> = {};
-    if (c.reason) x.reason = c.reason;
-    if (c.exitCode !== null) x.exitCode = c.exitCode;
-    if (c.ceilingHit) x.ceilingHit = 1;
-    if (c.ceilingSet) x.ceilingSet = 1;
-    let items: Record<string, unknown[][]> | null = null;
-    for (const d in c.items) {
-      items ??= {};
-      items[d] = c.items[d].map((it) => [it.kind, it.title, it.points, it.score, it.earned, it.evidence]);
-    }
-    if (items) x.items = items;
-    if (c.outcomes.length) x.outcomes = c.outcomes;
-    if (c.judge) x.judge = c.judge;
-    if (c.stderrTail) x.stderrTail = c.stderrTail;
-    if (c.claimsContradicted.length) x.claimsContradicted = c.claimsContradicted;
-    return [
-      c.id,
-      c.trial,
-      STATUS.indexOf(c.status),
-      c.gate,
-      c.result,
-      c.passed ? 1 : 0,
-      ds,
-      c.ceilings,
-      c.wallMs,
-      c.modelCalls,
-      c.tokens,
-      Object.keys(x).length ? x : 0,
-    ];
-  });
-  return { dims, rows };
 }
 
 function groupByDelivery(
@@ -203,25 +152,26 @@ li.binding{color:#b3261e}.controls{display:flex;gap:.5rem;margin:.3rem 0}
 export const PAGE_CSS = BASE_CSS + SECTIONS_CSS;
 
 /**
- * The self-contained `index.html` (DESIGN §9): the aggregate table rendered server-side, inline SVG charts, and the
- * summary embedded as JSON (`script#heldout-summary`, cases packed) from which the inline script builds the case list
- * and drill-down on demand. No external resource; all text escaped.
+ * `index.html` (DESIGN §9): the gate, the aggregate table rendered server-side, inline SVG charts, and the summary's
+ * figures embedded as JSON (`script#heldout-summary`) without its cases: the inline script loads an entry's case list
+ * and a case's detail from the chunks in `index.files/` (html-data.ts, `manifest`) when they are asked for. Nothing
+ * outside the report directory is requested; all text is escaped.
  */
-export function renderHtml(summary: Summary): string {
+export function renderHtml(summary: Summary, manifest: HtmlDataManifest = htmlDataInMemory(summary).manifest): string {
   const key = deliveryKeys(summary.commissions);
   const groups = groupByDelivery(summary.commissions, key);
-  // Per-case detail stays as small as summary@1's page had it: not-run cases are named in the page's HTML (the first
-  // 50) and in summary.json, not embedded again.
+  // Not-run cases are named in the page's HTML (the first 50) and in summary.json, not embedded again.
   const embedded = {
     ...summary,
     partial: summary.partial && { ...summary.partial, cases: [] },
-    packing: { format: 'heldout/cases-packed@1', status: STATUS },
-    commissions: summary.commissions.map((c) => ({ ...c, cases: packCases(c.cases) })),
+    packing: { format: 'heldout/cases-packed@2', status: STATUS },
+    chunks: manifest,
+    commissions: summary.commissions.map(({ cases: _cases, ...c }) => c),
   };
   const { run } = summary;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline' 'self'; img-src data:">
 <title>heldout report — ${escapeHtml(run.id)}</title><style>${PAGE_CSS}</style></head>
 <body>
 <h1>heldout report — ${escapeHtml(run.id)}</h1>
@@ -230,7 +180,7 @@ ${gateBox(summary)}
 ${partialBanner(summary)}
 <h2>Results</h2>
 ${summaryTable(summary, key)}
-<p class="meta">Click a row for its cases, a case for its drill-down. Rows are marked by verdict (green pass, red fail) and flags; the legend below says what every column means.</p>
+<p class="meta">Click a row for its cases, a case for its drill-down (loaded from <code>${DATA_DIR}/</code> beside this page). Rows are marked by verdict (green pass, red fail) and flags; the legend below says what every column means.</p>
 ${findings(summary)}
 ${familyTable(summary)}
 <h2>Charts</h2>
@@ -241,6 +191,7 @@ ${devHeldoutChart(groups)}
 <div id="layout">
 <section id="cases" hidden><h2 id="cases-title"></h2>
 <div class="controls"><select id="filter-status" aria-label="status filter"><option value="all">all</option><option value="failed">not passed</option>${STATUS.map((s) => `<option value="${s}">${s}</option>`).join('')}</select><input id="filter-text" type="search" placeholder="case id" aria-label="case id filter"></div>
+<p id="cases-note" class="meta" hidden></p>
 <div class="scroll"><table id="case-table"><thead><tr><th>Case</th><th class="num">Trial</th><th>Status</th><th>Gate</th><th class="num">Result</th><th>Verdict</th></tr></thead><tbody id="case-rows"></tbody></table></div>
 <button id="more-cases" type="button" hidden>Show more</button>
 </section>

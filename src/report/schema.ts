@@ -73,6 +73,11 @@ export const caseSummarySchema = caseSummarySchemaV1.extend({
     })
     .optional(),
   /**
+   * v2, optional: where the case's full record lies, relative to the report directory, set when some of its
+   * evidence texts were cut to their bounds (the tail is kept, after a line saying how much was cut).
+   */
+  record: z.string().optional(),
+  /**
    * v2, optional (issue 19): images that ran instead of the ones the commission names (an image map), on every row
    * they affect, with what each ran for (the case, a service, a build): such a row is not comparable with a run in
    * the original environment. The entry's `substitutedImages` is their union.

@@ -1,4 +1,4 @@
-import type { CaseMeta } from '../run/index.js';
+import { type CaseMeta, caseOutputPath } from '../run/index.js';
 import type { CommissionSummary, Summary } from './schema.js';
 import { type BuildOptions, buildSummary, summarizeCommission } from './summarize.js';
 
@@ -29,8 +29,9 @@ export function summarizeMetas(
             (m) => m.commission.id === first.commission.id && m.delivery.role === 'starter' && m.split === first.split,
           )
         : [];
-    entries.push(
-      summarizeCommission({
+    const semantics = first.commission.tau2Semantics;
+    entries.push({
+      ...summarizeCommission({
         id: first.commission.id,
         family: first.commission.family,
         split: first.split,
@@ -46,8 +47,11 @@ export function summarizeMetas(
         optimization: starter.length > 0 ? { starter: starter.map((m) => m.grade) } : null,
         hardCodedDevStrings: first.delivery.devStrings,
         noModelCalls: first.commission.modelRequired ? undefined : false,
+        recordOf: (id, trial) =>
+          `${caseOutputPath(first.commission.id, first.delivery.label, first.split, id, trial)}.meta.json`,
       }),
-    );
+      ...(semantics ? { semantics } : {}),
+    });
     markSubstitutions(entries[entries.length - 1], group);
   }
   entries.sort(

@@ -11,6 +11,7 @@ import {
   winLossTie,
 } from '../metrics/index.js';
 import { defaultSeed, rememberDraws } from './draws.js';
+import { boundEvidence } from './evidence-bounds.js';
 import { evaluateGate, type GateContext } from './gate.js';
 import { type CoverageInput, partialReport } from './partial.js';
 import type {
@@ -51,6 +52,11 @@ export interface SummarizeInput {
   substitutedImages?: { from: string; to: string }[];
   /** Tool-agent: the τ² semantics the episodes ran under. */
   semantics?: string;
+  /**
+   * Where a case × trial's full record lies, relative to the report directory (`cases/…meta.json`): named in the
+   * summary where its evidence texts were cut to their bounds (evidence-bounds.ts).
+   */
+  recordOf?: (id: string, trial: number) => string;
   /** Bootstrap seed; default derived from id, split and digest so reruns give the same CI. */
   seed?: number | string;
   resamples?: number;
@@ -177,7 +183,7 @@ function scanInOrder(grades: readonly CaseGrade[], input: SummarizeInput, checkO
       if (succeeded(g, minResult)) successes[n - 1]++;
     }
 
-    cases[i] = toCaseSummary(g, minResult);
+    cases[i] = boundEvidence(toCaseSummary(g, minResult), input.recordOf);
   }
   fm.noModelCalls = input.noModelCalls ?? (ran > 0 && calls === 0);
   const means = new Float64Array(n);

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { compareSummaries } from './compare.js';
+import { DATA_DIR, htmlDataInMemory } from './html-data.js';
 import { migrateSummary } from './migrate.js';
 import { renderHtml } from './render-html.js';
 import { type RunListing, renderComparePage, renderMessagePage, renderRunsPage } from './render-view.js';
@@ -35,8 +36,8 @@ async function findRuns(root: string): Promise<{ name: string; file: string; mti
     if (depth === 2) return;
     const kids = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const k of kids) {
-      // A case's records and the gateway ledger live inside a run; they are never runs themselves.
-      if (k.isDirectory() && !k.name.startsWith('.') && k.name !== 'cases' && k.name !== 'ledger') {
+      // A case's records, the gateway ledger and the page's chunks live inside a run; they are never runs themselves.
+      if (k.isDirectory() && !k.name.startsWith('.') && !['cases', 'ledger', DATA_DIR].includes(k.name)) {
         await visit(path.join(dir, k.name), depth + 1);
       }
     }
@@ -59,6 +60,17 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   }
   const root = path.resolve(options.root);
   const cache = new Map<string, { mtimeMs: number; summary: Summary | null; error: string | null }>();
+  // A run's page and chunks, rendered from its summary when first asked for and kept while the file is unchanged.
+  const pages = new Map<string, { mtimeMs: number; html: string; dir: string; chunks: Map<string, string> }>();
+  const pageOf = (run: { file: string; mtimeMs: number; summary: Summary }) => {
+    let hit = pages.get(run.file);
+    if (!hit || hit.mtimeMs !== run.mtimeMs) {
+      const { chunks, manifest } = htmlDataInMemory(run.summary);
+      hit = { mtimeMs: run.mtimeMs, html: renderHtml(run.summary, manifest), dir: manifest.dir, chunks };
+      pages.set(run.file, hit);
+    }
+    return hit;
+  };
 
   const listing = async (): Promise<(RunListing & { mtimeMs: number; file: string })[]> => {
     const runs = await findRuns(root);
@@ -121,14 +133,22 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       send(res, 200, 'application/json', `${JSON.stringify(list)}\n`);
       return;
     }
-    const m = /^\/run\/([^/]+)\/(summary\.json)?$/.exec(url.pathname);
+    const m = /^\/run\/([^/]+)\/(summary\.json|index\.files\/[0-9a-f]+\/[a-z0-9-]+\.js)?$/.exec(url.pathname);
     if (m) {
       const run = byName(decodeURIComponent(m[1]));
       if (!run)
         send(res, 404, 'text/html', renderMessagePage('No such run', `no run named ${decodeURIComponent(m[1])}`));
-      else if (m[2]) send(res, 200, 'application/json', await readFile(run.file, 'utf8'));
+      else if (m[2] === 'summary.json') send(res, 200, 'application/json', await readFile(run.file, 'utf8'));
       else if (!run.summary) send(res, 500, 'text/html', renderMessagePage('Unreadable run', run.error ?? ''));
-      else send(res, 200, 'text/html', renderHtml(run.summary));
+      else if (!m[2]) send(res, 200, 'text/html', pageOf({ ...run, summary: run.summary }).html);
+      else {
+        // The chunks of the page as rendered now; a page rendered before the summary changed asks for another key.
+        const page = pageOf({ ...run, summary: run.summary });
+        const [dir, name] = [m[2].slice(0, m[2].lastIndexOf('/')), m[2].slice(m[2].lastIndexOf('/') + 1, -3)];
+        const text = dir === page.dir ? page.chunks.get(name) : undefined;
+        if (text === undefined) send(res, 404, 'text/plain', `no chunk ${m[2]} in this run's report\n`);
+        else send(res, 200, 'text/javascript', text);
+      }
       return;
     }
     if (url.pathname === '/compare') {

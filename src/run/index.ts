@@ -1,3 +1,4 @@
+export { caseOutputPath } from './case-path.js';
 export { failureSummary } from './failure-message.js';
 export { newRunId } from './run-id.js';
 export { RunSession, type RunSessionOptions } from './session.js';

@@ -25,6 +25,7 @@ import {
   type SandboxSpec,
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
+import { caseOutputPath } from './case-path.js';
 import { scanDevStrings } from './dev-strings.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
@@ -180,7 +181,7 @@ export class RunSession {
     if (prepared.refusal) throw new Error(`refused: ${prepared.refusal.message}`);
     const delivery = prepared.ref;
     const cfg = commission.config;
-    const outputDir = path.join(this.options.out, 'cases', cfg.id, delivery.label, split, `${caseRef.id}-t${trial}`);
+    const outputDir = path.join(this.options.out, caseOutputPath(cfg.id, delivery.label, split, caseRef.id, trial));
     const record = `${outputDir}.meta.json`;
     if (this.options.resume) {
       const previous = readRecord(record);
@@ -228,6 +229,7 @@ export class RunSession {
         minResult: cfg.pass.minResult,
         trials: cfg.trials,
         modelRequired: cfg.model.required,
+        ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
       delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
       split,

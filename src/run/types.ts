@@ -43,6 +43,8 @@ export interface CaseMeta {
     trials: number;
     /** The requirement obliges the agent to use the runtime model (no calls then flags a hollow runtime). */
     modelRequired: boolean;
+    /** tool-agent: the named semantics the τ² domain's tools ran under (`toolAgent.semantics`). */
+    tau2Semantics?: string;
   };
   /** `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner). */
   delivery: DeliveryRef & { devStrings: string[] };

@@ -46,6 +46,8 @@ export {
   condensedIndex,
   type DistanceMatrix,
   distance,
+  type EncodedSequences,
+  encodeSequences,
   type WedMatrixOptions,
   wedMatrix,
   wedMatrixSync,

@@ -20,14 +20,20 @@ export function distance(m: DistanceMatrix, i: number, j: number): number {
   return i === j ? 0 : m.data[condensedIndex(m.n, i, j)];
 }
 
-interface Encoded {
+/** Sequences as the kernel reads them: tool ids back to back, offsets, and the substitution costs in hundredths. */
+export interface EncodedSequences {
   codes: Int32Array;
   offsets: Int32Array;
   sub: Int32Array;
   nTools: number;
 }
 
-function encode(sequences: readonly (readonly string[])[], tools: readonly ToolRef[], shared: boolean): Encoded {
+/** Encodes sequences for the kernel (shared: in SharedArrayBuffers, for workers); the bench feeds C the same. */
+export function encodeSequences(
+  sequences: readonly (readonly string[])[],
+  tools: readonly ToolRef[],
+  shared = false,
+): EncodedSequences {
   const ids = new Map<string, number>();
   for (const t of tools) if (!ids.has(t.name)) ids.set(t.name, ids.size);
   let total = 0;
@@ -58,7 +64,7 @@ function encode(sequences: readonly (readonly string[])[], tools: readonly ToolR
 /** Single-thread WED matrix; the reference the parallel path must equal bit for bit. */
 export function wedMatrixSync(sequences: readonly (readonly string[])[], tools: readonly ToolRef[]): DistanceMatrix {
   const n = sequences.length;
-  const e = encode(sequences, tools, false);
+  const e = encodeSequences(sequences, tools, false);
   const data = new Float64Array((n * (n - 1)) / 2);
   wedRowsKernel(e.codes, e.offsets, e.sub, e.nTools, 0, n, data);
   return { n, data };
@@ -119,7 +125,7 @@ export async function wedMatrix(
   const pairs = (n * (n - 1)) / 2;
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
   if (threads === 1 || pairs < (options.minPairsForWorkers ?? 50_000)) return wedMatrixSync(sequences, tools);
-  const e = encode(sequences, tools, true);
+  const e = encodeSequences(sequences, tools, true);
   const out = new SharedArrayBuffer(pairs * 8);
   const pool = new Tinypool({ filename: workerSource(), minThreads: threads, maxThreads: threads });
   try {

@@ -101,7 +101,7 @@ describe('heldout compare and gate.noRegressionVs', () => {
     expect(first.code, first.out).toBe(0);
     // Not a terminal: a progress line per finished case (at most every 2 s), and the last one always.
     expect(first.out).toMatch(/heldout: 9\/9 cases · 0 failed · \d+(m\d+)?s elapsed\n/);
-  }, 900_000);
+  });
 
   test("the demo's overfit delivery against its reference: significantly worse, the flipped cases named", async () => {
     const r = await heldout([

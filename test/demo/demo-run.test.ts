@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
 import { heldout } from '../helpers/cli.js';
+import { openCase, openEntry } from '../helpers/report-page.js';
 import { expectValidSummary } from '../report/summary-json-schema.js';
 
 // The README's main job, end to end: every example commission × each of its example deliveries × both splits.
@@ -20,7 +21,7 @@ describe('heldout demo', () => {
     expect(r.code, r.out).toBe(0);
     stdout = r.stdout;
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-  }, 600_000);
+  });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
   test('writes the whole report and prints the table', () => {
@@ -117,6 +118,19 @@ describe('heldout demo', () => {
       expect(await listed.allTextContents()).toEqual(held.failureModes.hardCodedDevStrings);
       await expect(page.locator('#findings .finding').count()).resolves.toBe(1);
       expect(await page.locator('#gate').getAttribute('data-verdict')).toBe('none');
+      // The drill-down of a case that failed its suite, loaded from index.files/ beside the page.
+      await openEntry(
+        page,
+        '#summary-table tr[data-commission="todo-due-dates"][data-delivery="breaks-regression"][data-split="heldout"]',
+      );
+      const broken = entry('todo-due-dates', 'breaks-regression', 'heldout');
+      await expect(page.locator('.case-row').count()).resolves.toBe(broken.cases.length);
+      await openCase(page, broken.cases[0].id);
+      expect(await page.locator('#drilldown .dd-reason').textContent()).toBe(broken.cases[0].reason);
+      expect(await page.locator('#drilldown .dd-editing').textContent()).toBe('μ_new holds · μ_reg fails');
+      expect(await page.locator('#drilldown ul.failed-tests li').allTextContents()).toEqual(
+        broken.cases[0].editing.failedTests,
+      );
     } finally {
       await browser.close();
     }

@@ -12,6 +12,7 @@ import dev from '../../src/cli/commands/dev.js';
 import { freezeFromLedger, RoundDigestMismatchError, readLedger } from '../../src/devloop/index.js';
 import { readFreeze, treeDigest, verifyFreeze } from '../../src/freeze/index.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-devloop-'));
@@ -182,7 +183,7 @@ describe('heldout dev refusals and failures', () => {
   });
 });
 
-const docker = await engineAnswers(3000);
+const docker = await engineAnswers(WAIT_MS);
 describe.skipIf(!docker)(
   docker ? 'heldout dev in docker' : 'heldout dev in docker — skipped: no engine answers',
   () => {

@@ -14,7 +14,11 @@ export async function agentFactory(file: string, factory: string): Promise<() =>
 /** The start-message fields the harness passes to the test oracle only. */
 export function oracleExtras(task: Tau2Task) {
   return {
-    oracle_actions: (task.evaluation_criteria?.actions ?? []).map((a) => ({ name: a.name, arguments: a.arguments })),
+    oracle_actions: (task.evaluation_criteria?.actions ?? []).map((a) => ({
+      name: a.name,
+      arguments: a.arguments,
+      requestor: a.requestor ?? 'assistant',
+    })),
     oracle_communicate: task.evaluation_criteria?.communicate_info ?? [],
   };
 }

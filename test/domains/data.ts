@@ -7,7 +7,7 @@ export const tau2Dir = path.resolve(repoRoot, '../shared/data/tau2');
 
 const cache = new Map<string, Tau2Domain>();
 /** The real τ² domain data, loaded once per test file. */
-export async function domain(name: 'airline' | 'retail'): Promise<Tau2Domain> {
+export async function domain(name: 'airline' | 'retail' | 'telecom'): Promise<Tau2Domain> {
   let d = cache.get(name);
   if (!d) {
     d = loadDomain(path.join(tau2Dir, name));

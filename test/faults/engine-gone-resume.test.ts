@@ -17,9 +17,10 @@ import os from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { engineAnswers, gc } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { BIN, cleanEnv, execFileP, figures, REPO } from '../scale/figures.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const allowed = process.env.HELDOUT_ALLOW_ENGINE_KILL === '1';
 const killable = allowed && engine && process.getuid?.() === 0;
 const DELIVERY = join(REPO, 'fixtures/deliveries/log-triage-reference');
@@ -96,15 +97,17 @@ async function dockerdPid(): Promise<number | null> {
 }
 
 /**
- * Starts the engine as `.ci/run` does when none answers, and waits until `docker info` works: up to 4 minutes, since
- * an engine that has run thousands of containers spends minutes removing their stale network sandboxes at startup.
+ * Starts the engine as `.ci/run` does when none answers, and waits until `docker info` works: up to 4 × WAIT_MS (4
+ * minutes on an idle machine, scaled to this one), since an engine that has run thousands of containers spends
+ * minutes removing their stale network sandboxes at startup.
  * A killed dockerd lingers a while (exiting, then a zombie until PID 1 reaps it) and its pid file makes a new dockerd
  * refuse to start: the pid file of a dead or zombie engine is removed, and the start is retried while none runs.
  */
 async function restoreEngine(): Promise<void> {
-  if (await engineAnswers(2000)) return;
+  if (await engineAnswers(WAIT_MS)) return;
   let lastStart = 0;
-  for (let i = 0; i < 480; i++) {
+  const deadline = Date.now() + 4 * WAIT_MS;
+  while (Date.now() < deadline) {
     if (Date.now() - lastStart > 5000 && !(await dockerdPid())) {
       const pidFile = '/var/run/docker.pid';
       if (existsSync(pidFile)) {
@@ -129,7 +132,9 @@ async function restoreEngine(): Promise<void> {
       return;
     await new Promise((r) => setTimeout(r, 500));
   }
-  throw new Error('dockerd did not answer within 240 s after restart (see /tmp/heldout-dockerd.log)');
+  throw new Error(
+    `dockerd did not answer within ${(4 * WAIT_MS) / 1000} s after restart (see /tmp/heldout-dockerd.log)`,
+  );
 }
 
 describe.skipIf(!killable)(
@@ -144,7 +149,7 @@ describe.skipIf(!killable)(
     afterAll(async () => {
       await restoreEngine();
       if (dir) await rm(dir, { recursive: true, force: true });
-    }, 300_000);
+    });
 
     test('unfinished cases are infra-errors, and --resume runs only those to the clean figures', async () => {
       const clean = join(dir, 'clean');
@@ -203,6 +208,6 @@ describe.skipIf(!killable)(
       const expected = lost.map((k: { id: string; trial: number }) => `${k.id}-t${k.trial}.meta.json`).sort();
       expect(rerun).toEqual(expected);
       expect(figures(join(out, 'summary.json'))).toEqual(cleanFigures);
-    }, 600_000);
+    });
   },
 );

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type StubServer, startStubServer } from '../../fixtures/stub-openai/server.js';
 import { attachmentFor, type Gateway, startGateway } from '../../src/gateway/index.js';
 import { dockerBackend, ensureRuntimeImage, type GatewayAttachment } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { runAttached } from './container.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -73,7 +74,13 @@ const RUNNERS: [string, Runner][] = [
         assetsDir: null,
         outputDir: a.outDir,
         env: a.env,
-        limits: { wallSeconds: (a.timeoutMs ?? 60_000) / 1000, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+        limits: {
+          wallSeconds: (a.timeoutMs ?? WAIT_MS) / 1000,
+          memoryMb: 256,
+          cpus: 1,
+          pids: 64,
+          outputBytes: 1 << 20,
+        },
         gateway: a.attachment,
         mounts: a.mounts,
       });
@@ -129,7 +136,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
       const reg = gw.registerCase({
         caseId: `node-openai-${runnerName}`,
         trial: 1,
-        budgets: { calls: 10, tokens: 10_000, wallSeconds: 120 },
+        budgets: { calls: 10, tokens: 10_000, wallSeconds: null },
       });
       const attachment = attachmentFor(gw, reg);
       expect(attachment.env.OPENAI_BASE_URL).toBe(`http://127.0.0.1:${attachment.port}/v1`);
@@ -166,7 +173,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
       const reg = gw.registerCase({
         caseId: `python-urllib-${runnerName}`,
         trial: 1,
-        budgets: { calls: 10, tokens: 10_000, wallSeconds: 120 },
+        budgets: { calls: 10, tokens: 10_000, wallSeconds: null },
       });
       const od = outDir('py');
       const run = await runner(image, work, {
@@ -198,7 +205,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
       const reg = gw.registerCase({
         caseId: `key-scan-${runnerName}`,
         trial: 1,
-        budgets: { calls: 10, tokens: 10_000, wallSeconds: 120 },
+        budgets: { calls: 10, tokens: 10_000, wallSeconds: null },
       });
       const attachment = attachmentFor(gw, reg);
       expect(JSON.stringify(attachment)).not.toContain(REAL_KEY);
@@ -210,7 +217,6 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         outDir: od,
         command: ['python3', '/delivery/scan.py'],
         env: canaryEnv,
-        timeoutMs: 120_000,
       });
       expect(run.exitCode, run.stderr).toBe(0);
       const result = readResult(od, run);
@@ -230,7 +236,7 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
       const reg2 = gw.registerCase({
         caseId: `key-scan-control-${runnerName}`,
         trial: 1,
-        budgets: { calls: 10, tokens: 10_000, wallSeconds: 120 },
+        budgets: { calls: 10, tokens: 10_000, wallSeconds: null },
       });
       const controlRun = await runner(image, work, {
         attachment: attachmentFor(gw, reg2),
@@ -239,7 +245,6 @@ describe.skipIf(!hasEngine).each(RUNNERS)(
         command: ['python3', '/delivery/scan.py'],
         env: { ...canaryEnv, LEAK_SELF_TEST: '1', PLANT_A: REAL_KEY.slice(0, 20), PLANT_B: REAL_KEY.slice(20) },
         mounts: [{ hostPath: plantDir, containerPath: '/plant', readOnly: true }],
-        timeoutMs: 120_000,
       });
       const control = readResult(od2, controlRun);
       expect(control.found).toEqual(expect.arrayContaining(['env', '/plant/leak.txt']));

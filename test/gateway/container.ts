@@ -8,6 +8,7 @@
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import type { GatewayAttachment } from '../../src/sandbox/types.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 export interface ContainerRun {
   exitCode: number;
@@ -62,16 +63,22 @@ export async function runAttached(opts: {
   err.on('data', (c) => se.push(c));
   try {
     const stream = await container.attach({ stream: true, stdout: true, stderr: true });
+    // The attached stream ends once the container's output is all read (not after a pause that hopes it is).
+    const drained = new Promise<void>((resolve) => {
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+    });
     container.modem.demuxStream(stream, out, err);
     await container.start();
     let timedOut = false;
+    // Ends a container that hangs; never one that is slow on a busy machine.
     const timer = setTimeout(() => {
       timedOut = true;
       container.kill().catch(() => {});
-    }, opts.timeoutMs ?? 60_000);
+    }, opts.timeoutMs ?? WAIT_MS);
     const { StatusCode } = await container.wait();
     clearTimeout(timer);
-    await new Promise((r) => setTimeout(r, 50));
+    await drained;
     return {
       exitCode: StatusCode,
       stdout: Buffer.concat(so).toString('utf8'),

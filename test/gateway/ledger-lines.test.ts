@@ -5,14 +5,17 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { type StubReply, type StubServer, startStubServer } from '../../fixtures/stub-openai/server.js';
 import { type Gateway, startGateway } from '../../src/gateway/index.js';
+import { UNTIL, WAIT_MS } from '../helpers/deadlines.js';
 import { chat, request } from './helpers.js';
 
 const budgets = { calls: 100, tokens: null, wallSeconds: null };
 let stub: StubServer;
 let gw: Gateway;
+/** The same gateway with a short upstream idle timeout, for the one line that needs it to fire (`hang` → 504). */
+let gwShort: Gateway;
 let dir: string;
 
 /** What the stub answers, by the first message's content (or the responses-API input). */
@@ -24,6 +27,8 @@ const replies: Record<string, StubReply> = {
   cut: { truncate: true, content: 'a b c d e f' },
   stream: { content: 'alpha beta', usage: { prompt_tokens: 5, completion_tokens: 2 } },
   strunc: { content: 'one two three', truncate: true },
+  scut: { content: 'one two three', truncate: 'mid-event' },
+  smal: { malformed: true },
   rstream: { content: 'from responses', usage: { input_tokens: 4, output_tokens: 2 } },
   hang: { hang: true },
   cstream: { content: 'a b c d e f g h', stream: { delayMs: 100 } },
@@ -37,17 +42,21 @@ beforeAll(async () => {
       return replies[key] ?? { embedding: [0.5] };
     },
   });
-  gw = await startGateway({
+  const options = {
     env: {},
     tcp: true,
     ledgerDir: join(dir, 'ledger'),
     roles: { runtime: { baseURL: stub.baseURL, apiKey: 'sk-lines-0123456789', model: 'pinned-model' } },
     retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
-    timeoutMs: 100,
     maxBodyBytes: 4096,
-  });
+  };
+  // Every other call must not time out, however busy the machine: a stalled event loop fires a short idle timer
+  // before it reads the answer already waiting.
+  gw = await startGateway({ ...options, timeoutMs: WAIT_MS });
+  gwShort = await startGateway({ ...options, timeoutMs: 100 });
 });
 afterAll(async () => {
+  await gwShort?.close();
   await gw?.close();
   await stub?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -61,8 +70,10 @@ function masked(file: string, mask: Record<string, (v: any) => unknown>): string
     .map((l) => {
       const o = JSON.parse(l);
       for (const [k, f] of Object.entries(mask)) if (k in o) o[k] = f(o[k]);
-      // the stub stamps its answers with the time
-      return JSON.stringify(o).replace(/"(created|created_at)":\d+/g, '"$1":0');
+      // the stub stamps its answers with the time (also inside a half event kept as text)
+      return JSON.stringify(o)
+        .replace(/"(created|created_at)":\d+/g, '"$1":0')
+        .replace(/\\"(created|created_at)\\":\d+/g, '\\"$1\\":0');
     });
 }
 const ms = (v: unknown) => (typeof v === 'number' && v >= 0 ? 'ms' : v);
@@ -91,8 +102,11 @@ function pinned(name: string, file: string, mask: Record<string, (v: any) => unk
 
 /** Waits until the case's ledger has n lines (a hung-up caller's line is written after the caller has gone). */
 async function lines(caseId: string, n: number) {
-  for (let i = 0; i < 100 && gw.ledgerFor(caseId, 1).length < n; i++) await new Promise((r) => setTimeout(r, 10));
+  await vi.waitUntil(() => gw.ledgerFor(caseId, 1).length >= n, UNTIL);
 }
+
+/** Waits until the stub has received one more request than `before` (the call is upstream, not on its way). */
+const upstream = (before: number) => vi.waitUntil(() => stub.requests.length > before, UNTIL);
 
 test('every way a call ends writes the same ledger line as before, and the trace line beside it', async () => {
   const c = gw.registerCase({ caseId: 'pin', trial: 1, budgets });
@@ -110,10 +124,20 @@ test('every way a call ends writes the same ledger line as before, and the trace
   expect((await post(chat('cut'))).status).toBe(502);
   expect((await post(chat('stream', { stream: true }))).complete).toBe(true);
   expect((await post(chat('strunc', { stream: true }))).complete).toBe(false);
+  expect((await post(chat('scut', { stream: true }))).complete).toBe(false);
+  expect((await post(chat('smal', { stream: true }))).complete).toBe(false);
   expect((await post({ model: 'x', input: 'rstream', stream: true }, '/v1/responses')).complete).toBe(true);
   expect((await post({ model: 'x', input: 'emb' }, '/v1/embeddings')).status).toBe(200);
-  expect((await post(chat('hang'))).status).toBe(504);
+  // (the same case on the short-timeout gateway: its lines go to the same ledger file, in order)
+  await gw.flush();
+  const short = gwShort.registerCase({ caseId: 'pin', trial: 1, budgets });
+  const shortAuth = { authorization: `Bearer ${short.token}` };
+  expect(
+    (await request({ socketPath: gwShort.socketPath }, 'POST', '/v1/chat/completions', chat('hang'), shortAuth)).status,
+  ).toBe(504);
+  await gwShort.flush();
   // the caller hangs up while the upstream has not answered yet
+  const before = stub.requests.length;
   await new Promise<void>((resolve) => {
     const req = http.request({
       socketPath: gw.socketPath,
@@ -123,10 +147,10 @@ test('every way a call ends writes the same ledger line as before, and the trace
     });
     req.on('error', () => resolve());
     req.end(JSON.stringify(chat('hang')));
-    setTimeout(() => {
+    void upstream(before).then(() => {
       req.destroy();
       resolve();
-    }, 40);
+    });
   });
   // the caller hangs up mid-stream
   await new Promise<void>((resolve) => {
@@ -142,7 +166,8 @@ test('every way a call ends writes the same ledger line as before, and the trace
     req.on('error', () => {});
     req.end(JSON.stringify(chat('cstream', { stream: true })));
   });
-  await lines('pin', 17);
+  // 18: every call above, the two hang-ups last (their lines are written once the caller has gone).
+  await lines('pin', 18);
 
   const b = gw.registerCase({ caseId: 'pin-budget', trial: 1, budgets: { calls: 0, tokens: null, wallSeconds: null } });
   const over = await request(sock, 'POST', '/v1/chat/completions', chat('ok'), { authorization: `Bearer ${b.token}` });
@@ -161,10 +186,11 @@ test('every way a call ends writes the same ledger line as before, and the trace
 
 test('a call cut short by close() is ledgered gateway_closed', async () => {
   const c = gw.registerCase({ caseId: 'pin-close', trial: 1, budgets });
+  const before = stub.requests.length;
   const pending = request({ socketPath: gw.socketPath }, 'POST', '/v1/chat/completions', chat('hang'), {
     authorization: `Bearer ${c.token}`,
   }).catch((e) => e);
-  await new Promise((r) => setTimeout(r, 40));
+  await upstream(before);
   await gw.close();
   await pending;
   pinned('closeLedger', 'pin-close.1.jsonl', ledgerMask);

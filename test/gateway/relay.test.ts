@@ -4,7 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { type StubServer, startStubServer } from '../../fixtures/stub-openai/server.js';
 import {
   attachmentFor,
@@ -14,6 +14,7 @@ import {
   startGateway,
   writeRelayScript,
 } from '../../src/gateway/index.js';
+import { UNTIL } from '../helpers/deadlines.js';
 import { chat, request } from './helpers.js';
 
 let stub: StubServer | undefined;
@@ -40,8 +41,8 @@ function freePort(): Promise<number> {
 }
 
 async function waitListening(port: number) {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
       const s = net.connect(port, '127.0.0.1');
       s.on('connect', () => {
         s.destroy();
@@ -49,10 +50,8 @@ async function waitListening(port: number) {
       });
       s.on('error', () => resolve(false));
     });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('relay did not listen');
+  // A node process starting on a busy machine may take seconds to listen; only a relay that never does fails.
+  await vi.waitUntil(listening, { ...UNTIL, interval: 20 });
 }
 
 describe('relay', () => {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, test } from 'vitest';
 import { type StubServer, startStubServer } from '../../fixtures/stub-openai/server.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -9,7 +10,7 @@ afterEach(async () => {
 });
 
 function client(s: StubServer) {
-  return new OpenAI({ baseURL: s.baseURL, apiKey: 'test', maxRetries: 0, timeout: 2000 });
+  return new OpenAI({ baseURL: s.baseURL, apiKey: 'test', maxRetries: 0, timeout: WAIT_MS });
 }
 
 describe('stub OpenAI server', () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStubServer } from '../../fixtures/stub-openai/server.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 // A delivery that leaves links in its outputs — to a host secret, to the held-out case's truth.json, to the
 // rubric, to a directory (what a Python venv holds: lib64 -> lib), to itself — and a FIFO. Run end to end through
@@ -23,7 +24,7 @@ os.mkfifo(os.path.join(out, 'pipe'))
 `;
 
 describe("links in a delivery's outputs are listed, never followed", async () => {
-  const docker = await engineAnswers(3000);
+  const docker = await engineAnswers(WAIT_MS);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-links-'));
   chmodSync(tmp, 0o755);
   const commission = path.join(tmp, 'log-triage');

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { type CommandRunner, gradeCase, resolvePlaceholders } from '../../src/grading/index.js';
 import { dockerBackend as backend, engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { editingCase } from './editing-helpers.js';
 
-const dockerUp = await engineAnswers(3000);
+const dockerUp = await engineAnswers(WAIT_MS);
 
 /** The evaluator runner as the caller would build it: the patched tree read-only at /delivery, outputs at /out. */
 const dockerRunner: CommandRunner = async (command, { mounts, timeoutSeconds }) => {

@@ -23,6 +23,21 @@ export async function heldout(args: string[], options: { cwd?: string; env?: Nod
   }
 }
 
+/**
+ * The environment for a `heldout run` whose runtime role is the stub at `baseURL` (and nothing else of the host's
+ * model settings): the real key given here is the one the delivery must never see.
+ */
+export function runtimeStubEnv(baseURL: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    OPENAI_BASE_URL: '',
+    OPENAI_API_KEY: '',
+    HELDOUT_RUNTIME_BASE_URL: baseURL,
+    HELDOUT_RUNTIME_MODEL: 'runtime-model',
+    HELDOUT_RUNTIME_API_KEY: 'sk-runtime-real-key',
+  };
+}
+
 /** `heldout run tasks/log-triage` on one of its example deliveries in the process sandbox, into `out`. */
 export function runLogTriage(delivery: string, out: string, extra: string[] = []) {
   return heldout([

@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
@@ -130,6 +130,25 @@ describe.skipIf(!hasData)('creation: the real database-analytics package (../sha
     expectEveryFileAccounted(dbAnalytics, out, rows);
   });
 
+  test('an asset reference naming a directory the package holds (`assets/repository`) is present; an absent one is named', async () => {
+    const copy = path.join(tmp('dir-asset'), 'database-analytics');
+    cpSync(dbAnalytics, copy, { recursive: true });
+    const input = path.join(copy, 'benchmark/test_cases/test_004/input.md');
+    writeFileSync(
+      input,
+      `${readFileSync(input, 'utf8')}\nRepository: \`assets/repository\`; schema: \`assets/schemas/\`.\n`,
+    );
+    mkdirSync(path.join(copy, 'benchmark/test_cases/test_004/assets/repository/src'), { recursive: true });
+    writeFileSync(path.join(copy, 'benchmark/test_cases/test_004/assets/repository/src/app.py'), 'x = 1\n');
+    const out = path.join(tmp('dir-asset-out'), 'c');
+    await importAgentSwe(copy, out);
+    const line = notesOf(out)
+      .split('\n')
+      .find((l) => l.includes('heldout case test_004: input.md names assets'));
+    expect(line).toMatch(/assets\/schemas/);
+    expect(line).not.toMatch(/assets\/repository/);
+  });
+
   test('an incomplete package is refused with every missing piece named', async () => {
     const copy = path.join(tmp('broken'), 'database-analytics');
     cpSync(dbAnalytics, copy, { recursive: true });
@@ -214,6 +233,10 @@ describe('creation: authorized-vulnerability-validation (a fixture faithful to t
       'harness → service',
     );
     expect(notesOf(out)).toMatch(/harness → case service/);
+    expect(rows.find((r) => r.source === 'benchmark/evaluator/harness/evaluate_case.py')).toMatchObject({
+      became: 'unmapped',
+      detail: expect.stringMatching(/per-case evaluator or validator[\s\S]*take its place/),
+    });
     expectEveryFileAccounted(security, out, rows);
   });
 });

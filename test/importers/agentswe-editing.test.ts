@@ -98,4 +98,14 @@ describe('editing: deeptutor-adaptive-remediation (a fixture faithful to the pub
     await importAgentSwe(copy, given, { entry: 'python -m mastery.cli --input {input} --output {output}' });
     expect(notesOf(given)).toMatch(/from the --entry option \(user-supplied, not the package\)/);
   });
+
+  test('a caps contract producer (result_score_caps.py) is accounted as the ceilings it issues, and said', async () => {
+    const copy = path.join(tmp('caps'), 'deeptutor-adaptive-remediation');
+    cpSync(deeptutor, copy, { recursive: true });
+    writeFileSync(path.join(copy, 'tree/evaluator/result_score_caps.py'), 'SCHEMA = "agentswe-result-score-caps/v1"\n');
+    const capped = path.join(tmp('caps-out'), 'c');
+    const r = await importAgentSwe(copy, capped, { product: productCheckout() });
+    expect(r.sourceFiles.find((x) => x.source === 'tree/evaluator/result_score_caps.py')?.became).toBe('ceiling');
+    expect(notesOf(capped)).toMatch(/per-case caps contract \(agentswe-result-score-caps\/v1/);
+  });
 });

@@ -66,6 +66,7 @@ describe.skipIf(!hasLite)('optimization: the real pinchbench-openclaw package (.
       readFileSync(path.join(pinchbench, 'benchmark/starter_harness/run_harness.py'), 'utf8'),
     );
     expect(c.config.optimization?.objective).toMatch(/official mean score over rows/);
+    expect(notesOf(out)).toMatch(/per-row timeout_seconds \(\d+–\d+ s on 60 rows\)/);
   });
 
   test('IMPORT-NOTES accounts for every source file; the Lite contract overlay is the one read', () => {

@@ -20,8 +20,8 @@ import {
 
 // Runs imported AgentSWE commissions for real: the entry in a sandbox, then grading, with no judge model, as a user
 // without one sees it. Judged items stay unscored; every deterministic part decides what it can. Whole runs go through
-// the built CLI; their time depends on how busy the shared machine is, so their timeout is generous.
-const RUN = { timeout: 900_000 };
+// the built CLI; their time depends on how busy the shared machine is, so they keep vitest.config.ts's hang deadline
+// (scaled to the machine) rather than a number of their own.
 const noJudge = {
   ...process.env,
   HELDOUT_JUDGE_BASE_URL: '',
@@ -126,29 +126,39 @@ describe.skipIf(!hasData)('heldout run on the imported database-analytics commis
     await importAgentSwe(dbAnalytics, dir);
   });
 
-  test('an empty delivery gives Result 0 by a named gate on every case, never unscored', RUN, async () => {
+  test('an empty delivery gives Result 0 by a named gate on every case, never unscored', async () => {
     const cases = await summaryOf(dir, delivery({}));
     expect(cases).toHaveLength(6);
     for (const c of cases) expect([c.status, c.gate, c.result], c.id).toEqual(['gate-failed', 'error-exit', 0]);
   });
 
-  test(
-    'a delivery written to the interface passes every gate and is unscored only for want of a judge (scores null)',
-    RUN,
-    async () => {
-      const outputs = {
-        'answer.json': '{"status": "answered"}',
-        'queries.json': '{"queries": []}',
-        'result.csv': 'a,b\n1,2\n',
-        'chart.json': '{}',
-      };
-      const cases = await summaryOf(dir, delivery({ 'run_agent.py': writer(outputs) }));
-      for (const c of cases) {
-        expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
-        for (const d of Object.values(c.dimensions)) expect(d.score).toBeNull();
-      }
-    },
-  );
+  test('a delivery written to the interface passes every gate and is unscored only for want of a judge (scores null)', async () => {
+    const outputs = {
+      'answer.json': '{"status": "answered"}',
+      'queries.json': '{"queries": []}',
+      'result.csv': 'a,b\n1,2\n',
+      'chart.json': '{}',
+    };
+    const cases = await summaryOf(dir, delivery({ 'run_agent.py': writer(outputs) }));
+    for (const c of cases) {
+      expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
+      for (const d of Object.values(c.dimensions)) expect(d.score).toBeNull();
+    }
+  });
+});
+
+describe.skipIf(!hasLite)('heldout run on the imported scientific-pdf-translation commission (../shared)', () => {
+  test('a delivery written to the interface passes every gate on every case of both splits, unscored only for want of a judge', async () => {
+    const dir = path.join(tmp('pdf-run'), 'c');
+    await importAgentSwe(pdfTranslation, dir);
+    const d = delivery({ 'run_agent.py': writer({ 'translated.pdf': '%PDF-1.7\n%%EOF\n' }) });
+    const cases = [...(await summaryOf(dir, d, 'dev')), ...(await summaryOf(dir, d))];
+    expect(cases).toHaveLength(8);
+    for (const c of cases) {
+      expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
+      for (const x of Object.values(c.dimensions)) expect(x.score).toBeNull();
+    }
+  });
 });
 
 describe.skipIf(!hasData || !hasLite)('imported creation cases, run and graded (../shared)', () => {
@@ -215,7 +225,7 @@ describe('heldout run on the imported editing commission (fixture, with its pinn
     await importAgentSwe(deeptutor, dir, { product: productCheckout() });
   });
 
-  test('an empty delivery fails the patch gate on every case, Result 0', RUN, async () => {
+  test('an empty delivery fails the patch gate on every case, Result 0', async () => {
     const cases = await summaryOf(dir, delivery({}));
     expect(cases.map((c) => [c.status, c.gate, c.result])).toEqual([
       ['gate-failed', 'patch-rejected', 0],
@@ -223,25 +233,21 @@ describe('heldout run on the imported editing commission (fixture, with its pinn
     ]);
   });
 
-  test(
-    "a patch that applies: the patched product runs per case, μ_reg (the product's tests) holds, the Result waits for a judge",
-    RUN,
-    async () => {
-      const d = tmp('edit-delivery');
-      cpSync(path.join(agentsweFixtures, 'deliveries/deeptutor-remediation'), d, { recursive: true });
-      const out = tmp('edit-out');
-      const r = await heldout(['run', dir, '--delivery', d, '--out', out, '--no-judge-cache'], { env: noJudge });
-      expect(r.code, r.out).not.toBe(2);
-      const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-      for (const c of s.commissions[0].cases) {
-        expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
-      }
-      const meta = JSON.parse(readFileSync(path.join(out, 'cases', ...findMeta(out)), 'utf8')) as {
-        grade: { editing: { muReg: boolean } };
-      };
-      expect(meta.grade.editing.muReg).toBe(true);
-    },
-  );
+  test("a patch that applies: the patched product runs per case, μ_reg (the product's tests) holds, the Result waits for a judge", async () => {
+    const d = tmp('edit-delivery');
+    cpSync(path.join(agentsweFixtures, 'deliveries/deeptutor-remediation'), d, { recursive: true });
+    const out = tmp('edit-out');
+    const r = await heldout(['run', dir, '--delivery', d, '--out', out, '--no-judge-cache'], { env: noJudge });
+    expect(r.code, r.out).not.toBe(2);
+    const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    for (const c of s.commissions[0].cases) {
+      expect([c.status, c.gate, c.reason], c.id).toEqual(['unscored', null, NO_JUDGE_REASON]);
+    }
+    const meta = JSON.parse(readFileSync(path.join(out, 'cases', ...findMeta(out)), 'utf8')) as {
+      grade: { editing: { muReg: boolean } };
+    };
+    expect(meta.grade.editing.muReg).toBe(true);
+  });
 });
 
 /** The path (under cases/) of one case's meta record. */
@@ -282,70 +288,62 @@ json.dump({"schema_version": "1.0", "target": f"http://127.0.0.1:{port}", "findi
 open(os.path.join(out, 'security_report.md'), 'w').write('# Executive Summary\\n')
 `;
 
-  test(
-    "a case cannot reach another case's fixture: test_001 probing dev_001's port fails at the error-exit gate",
-    RUN,
-    async () => {
-      const out = tmp('svc-out-other');
-      const other = prober.replace("port = text.split('http://127.0.0.1:')[1].split('`')[0]", "port = '18741'");
-      expect(other).not.toBe(prober);
-      const d = delivery({ 'run_agent.py': other });
-      const r = await heldout(['run', dir, '--delivery', d, '--split', 'both', '--out', out, '--no-judge-cache'], {
-        env: noJudge,
-      });
-      expect(r.code, r.out).not.toBe(2);
-      const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-      const cases = s.commissions.flatMap((c: { cases: unknown[] }) => c.cases) as {
-        id: string;
-        status: string;
-        gate: string | null;
-      }[];
-      expect(cases.map((c) => [c.id, c.status, c.gate])).toEqual([
-        ['dev_001', 'unscored', null],
-        ['test_001', 'gate-failed', 'error-exit'],
-      ]);
-    },
-  );
+  test("a case cannot reach another case's fixture: test_001 probing dev_001's port fails at the error-exit gate", async () => {
+    const out = tmp('svc-out-other');
+    const other = prober.replace("port = text.split('http://127.0.0.1:')[1].split('`')[0]", "port = '18741'");
+    expect(other).not.toBe(prober);
+    const d = delivery({ 'run_agent.py': other });
+    const r = await heldout(['run', dir, '--delivery', d, '--split', 'both', '--out', out, '--no-judge-cache'], {
+      env: noJudge,
+    });
+    expect(r.code, r.out).not.toBe(2);
+    const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    const cases = s.commissions.flatMap((c: { cases: unknown[] }) => c.cases) as {
+      id: string;
+      status: string;
+      gate: string | null;
+    }[];
+    expect(cases.map((c) => [c.id, c.status, c.gate])).toEqual([
+      ['dev_001', 'unscored', null],
+      ['test_001', 'gate-failed', 'error-exit'],
+    ]);
+  });
 
-  test(
-    'each case reaches its own fixture on its truth port; the findings pass the gates and wait for the judge',
-    RUN,
-    async () => {
-      const out = tmp('svc-out');
-      const r = await heldout(
-        [
-          'run',
-          dir,
-          '--delivery',
-          delivery({ 'run_agent.py': prober }),
-          '--split',
-          'both',
-          '--out',
-          out,
-          '--no-judge-cache',
-        ],
-        { env: noJudge },
+  test('each case reaches its own fixture on its truth port; the findings pass the gates and wait for the judge', async () => {
+    const out = tmp('svc-out');
+    const r = await heldout(
+      [
+        'run',
+        dir,
+        '--delivery',
+        delivery({ 'run_agent.py': prober }),
+        '--split',
+        'both',
+        '--out',
+        out,
+        '--no-judge-cache',
+      ],
+      { env: noJudge },
+    );
+    expect(r.code, r.out).not.toBe(2);
+    const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
+    const cases = s.commissions.flatMap((c: { cases: unknown[] }) => c.cases) as {
+      id: string;
+      status: string;
+      reason: string;
+    }[];
+    expect(cases.map((c) => [c.id, c.status, c.reason])).toEqual([
+      ['dev_001', 'unscored', NO_JUDGE_REASON],
+      ['test_001', 'unscored', NO_JUDGE_REASON],
+    ]);
+    for (const [split, id] of [
+      ['dev', 'dev_001'],
+      ['heldout', 'test_001'],
+    ]) {
+      const findings = JSON.parse(
+        readFileSync(path.join(out, 'cases', ...findUnder(out, `${split}/${id}-t1/findings.json`)), 'utf8'),
       );
-      expect(r.code, r.out).not.toBe(2);
-      const s = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-      const cases = s.commissions.flatMap((c: { cases: unknown[] }) => c.cases) as {
-        id: string;
-        status: string;
-        reason: string;
-      }[];
-      expect(cases.map((c) => [c.id, c.status, c.reason])).toEqual([
-        ['dev_001', 'unscored', NO_JUDGE_REASON],
-        ['test_001', 'unscored', NO_JUDGE_REASON],
-      ]);
-      for (const [split, id] of [
-        ['dev', 'dev_001'],
-        ['heldout', 'test_001'],
-      ]) {
-        const findings = JSON.parse(
-          readFileSync(path.join(out, 'cases', ...findUnder(out, `${split}/${id}-t1/findings.json`)), 'utf8'),
-        );
-        expect(findings.health).toEqual({ status: 'ok', fixture: id });
-      }
-    },
-  );
+      expect(findings.health).toEqual({ status: 'ok', fixture: id });
+    }
+  });
 });

@@ -14,6 +14,7 @@ import {
   runProperties,
 } from '../../src/propgen/index.js';
 import { engineAnswers, ensureRuntimeImage, resolveSandbox, type SandboxKind } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const commissionDir = path.join(repo, 'tasks/log-triage');
@@ -21,7 +22,7 @@ const declFile = path.join(commissionDir, 'properties.ts');
 const delivery = (name: string) => path.join(repo, 'fixtures/deliveries', `log-triage-${name}`);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-propgen-test-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-const docker = await engineAnswers(3000);
+const docker = await engineAnswers(WAIT_MS);
 
 /** A copy of the commission (one held-out case of its own kept) that written cases land in. */
 function commissionCopy(name: string): string {

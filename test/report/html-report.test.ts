@@ -6,6 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { columnsOf, writeReport } from '../../src/report/index.js';
 import { launchChromium } from '../helpers/chromium.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
+import { openCase, openEntry } from '../helpers/report-page.js';
 import { HOSTILE, sampleSummary } from './sample-summary.js';
 import { expectValidSummary } from './summary-json-schema.js';
 
@@ -23,11 +25,13 @@ beforeAll(async () => {
   expectValidSummary(JSON.parse(await readFile(paths.summary, 'utf8')));
   browser = await launchChromium();
   page = await browser.newPage();
+  // Playwright's own 30 s defaults assume an idle machine; a Chromium on a busy one may need longer.
+  page.setDefaultTimeout(WAIT_MS);
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());
   });
-  // Self-contained means no request beyond the file itself.
+  // Nothing is requested beyond the report directory's own files (the page and its chunks in index.files/).
   await page.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
   await page.goto(pathToFileURL(paths.html).href);
   await page.waitForSelector('html[data-ready="true"]');
@@ -73,13 +77,14 @@ describe('index.html in headless Chromium', () => {
 
   test('clicking a row lists its cases; clicking a case opens its drill-down with gates and dimensions', async () => {
     await expect(page.locator('#drilldown').isVisible()).resolves.toBe(false);
-    await page.click(
+    await openEntry(
+      page,
       'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
     );
     await expect(page.locator('#cases').isVisible()).resolves.toBe(true);
     await expect(page.locator('.case-row[data-case]').count()).resolves.toBe(4);
 
-    await page.click('.case-row[data-case="c-hostile"]');
+    await openCase(page, 'c-hostile');
     const drill = page.locator('#drilldown');
     await expect(drill.isVisible()).resolves.toBe(true);
     expect(await drill.getAttribute('data-case')).toBe('c-hostile');
@@ -97,7 +102,7 @@ describe('index.html in headless Chromium', () => {
     expect(await drill.locator('.major-errors li').textContent()).toBe('dropped rows');
     expect(await drill.locator('.dd-ledger').textContent()).toBe('model calls 3 · tokens 900 · wall 1.20 s · exit 0');
 
-    await page.click('.case-row[data-case="c-03"]');
+    await openCase(page, 'c-03');
     expect(await drill.getAttribute('data-case')).toBe('c-03');
     expect(await drill.locator('.dd-gate').textContent()).toBe('failed: timeout');
     expect(await drill.locator('.dd-reason').textContent()).toBe('killed after 600 s');
@@ -105,10 +110,11 @@ describe('index.html in headless Chromium', () => {
   });
 
   test('case text is shown as text, never run as markup', async () => {
-    await page.click(
+    await openEntry(
+      page,
       'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
     );
-    await page.click('.case-row[data-case="c-hostile"]');
+    await openCase(page, 'c-hostile');
     const drill = page.locator('#drilldown');
     expect(await drill.locator('pre.stderr').textContent()).toBe(HOSTILE);
     expect(await drill.locator('.item .evidence').textContent()).toBe(`output said ${HOSTILE}`);
@@ -119,7 +125,7 @@ describe('index.html in headless Chromium', () => {
 
   test('the embedded data unpacks to the summary, and junit.xml is well-formed XML', async () => {
     const embedded = await page.evaluate(() =>
-      (globalThis as unknown as { heldoutSummary: () => unknown }).heldoutSummary(),
+      (globalThis as unknown as { heldoutSummary: () => Promise<unknown> }).heldoutSummary(),
     );
     expect(embedded).toEqual(JSON.parse(JSON.stringify(summary)));
     const parsed = await page.evaluate((xml) => {
@@ -166,21 +172,22 @@ describe('the verdict, the gate and the evidence, seen', () => {
   });
 
   test('evidence items are styled by their verdict: all points green, none red, some amber', async () => {
-    await page.click(
+    await openEntry(
+      page,
       'table#summary-table tr[data-commission="csv-report"][data-delivery="reference"][data-split="heldout"]',
     );
-    await page.click('.case-row[data-case="c-01"]');
+    await openCase(page, 'c-01');
     const pass = page.locator('#drilldown .item').first();
     expect(await pass.getAttribute('data-verdict')).toBe('pass');
     expect(await pass.evaluate((n) => (globalThis as any).getComputedStyle(n).borderLeftColor)).toBe(
       'rgb(27, 127, 59)',
     );
     expect(await page.locator('#drilldown .dd-gate').getAttribute('class')).toBe('dd-gate pass');
-    await page.click('.case-row[data-case="c-hostile"]');
+    await openCase(page, 'c-hostile');
     const partial = page.locator('#drilldown .item').first();
     expect(await partial.getAttribute('data-verdict')).toBe('partial');
     expect(await partial.locator('.verdict').textContent()).toBe('partial');
-    await page.click('.case-row[data-case="c-03"]');
+    await openCase(page, 'c-03');
     expect(await page.locator('#drilldown .dd-gate').getAttribute('class')).toBe('dd-gate fail');
   });
 

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
 import { heldout, runLogTriage } from '../helpers/cli.js';
+import { openCase, openEntry } from '../helpers/report-page.js';
 import { cleanEnv, REPO } from '../scale/figures.js';
 import { expectValidSummary } from './summary-json-schema.js';
 
@@ -73,7 +74,7 @@ describe('heldout view', () => {
       viewer!.once('exit', (code) => reject(new Error(`heldout view exited ${code}: ${seen}`)));
     });
     browser = await launchChromium();
-  }, 600_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -120,8 +121,13 @@ describe('heldout view', () => {
     await page.waitForSelector('html[data-ready="true"]');
     await expect(page.locator('#summary-table tr[data-row]').count()).resolves.toBe(1);
     expect(await page.locator('#gate').getAttribute('data-verdict')).toBe('none');
-    await page.click('#summary-table tr[data-row]');
+    // The page's case list and drill-down come from the chunks the viewer serves beside it.
+    await openEntry(page, '#summary-table tr[data-row]');
     await expect(page.locator('.case-row').count()).resolves.toBe(9);
+    const first = await page.locator('.case-row').first().getAttribute('data-case');
+    await openCase(page, first!);
+    expect(await page.locator('#drilldown .dd-title').textContent()).toBe(`${first} #1`);
+    expect(await page.locator('#drilldown .dd-gate').textContent()).toBe('all gates passed');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -8,11 +8,17 @@ import { sampleSummary } from './sample-summary.js';
 import { expectValidSummary } from './summary-json-schema.js';
 
 describe('writeReport', () => {
-  test('writes the four files into a fresh directory, leaving no temp files', async () => {
+  test("writes the four files and the page's chunk directory into a fresh directory, leaving no temp files", async () => {
     const out = join(await mkdtemp(join(tmpdir(), 'heldout-report-')), 'nested', 'run');
     const summary = sampleSummary();
     const paths = await writeReport(out, summary);
-    expect((await readdir(out)).sort()).toEqual(['index.html', 'junit.xml', 'report.md', 'summary.json']);
+    expect((await readdir(out)).sort()).toEqual([
+      'index.files',
+      'index.html',
+      'junit.xml',
+      'report.md',
+      'summary.json',
+    ]);
     const doc = JSON.parse(await readFile(paths.summary, 'utf8'));
     expect(summarySchema.safeParse(doc).success).toBe(true);
     expectValidSummary(doc);

@@ -12,9 +12,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { engineAnswers, ensureRuntimeImage } from '../../src/sandbox/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const execFileP = promisify(execFile);
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const FIX = path.join(repoRoot, 'fixtures/services');
 
 async function containersOf(runId: string): Promise<string[]> {
@@ -29,7 +30,7 @@ describe.skipIf(!engine)(
     let n = 0;
     beforeAll(async () => {
       await ensureRuntimeImage();
-    }, 120_000);
+    });
     afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
     const run = async (commission: string, delivery: string, extra: string[] = []) => {

@@ -6,6 +6,7 @@ import { loadCommission } from '../../src/commission/index.js';
 import { RunSession } from '../../src/run/index.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
 import { repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 // An editing delivery's patch is applied once per delivery and every case of it reads that one tree: the entry,
 // the hidden command checks and the μ_reg suite. Each of them tries to leave a file in the tree; a later case's
@@ -13,7 +14,7 @@ import { repoRoot } from '../helpers/cli.js';
 const STRAY = ['written-by-entry', 'written-by-regression', 'written-by-check'];
 
 describe('the patched tree an editing delivery shares among its cases', async () => {
-  const docker = await engineAnswers(3000);
+  const docker = await engineAnswers(WAIT_MS);
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-shared-tree-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

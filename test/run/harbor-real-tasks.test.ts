@@ -11,9 +11,10 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { importHarbor } from '../../src/importers/index.js';
 import { engineAnswers, ensureRuntimeImage, RUNTIME_IMAGE } from '../../src/sandbox/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const data = path.resolve(repoRoot, '../shared/data/harbor');
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const tasks = existsSync(data)
   ? readdirSync(data)
       .filter((s) => statSync(path.join(data, s)).isDirectory())
@@ -104,7 +105,7 @@ describe.skipIf(!engine || tasks.length === 0)(
         dirs.push(out);
       }
       expect(dirs).toHaveLength(15);
-    }, 600_000);
+    });
 
     const check = (out: string, which: 'oracle' | 'nop') => {
       const found = metas(out);
@@ -165,7 +166,7 @@ describe.skipIf(!engine || tasks.length === 0)(
       expect(
         readFileSync(path.join(out, 'cases/simple-task/oracle/heldout/task-t1/verifier/test-stdout.txt'), 'utf8'),
       ).toMatch(/uvx: command not found/);
-    }, 1_200_000);
+    });
 
     test('a nop delivery scores 0 where the task can run here (the multi-step stops after its first step)', async () => {
       const out = path.join(root, 'run-nop');
@@ -195,6 +196,6 @@ describe.skipIf(!engine || tasks.length === 0)(
       const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
       const ms = summary.commissions.find((c: { id: string }) => c.id === 'hello-multi-step-full');
       expect(ms.cases[0]).toMatchObject({ status: 'graded', result: 0, passed: false });
-    }, 1_200_000);
+    });
   },
 );

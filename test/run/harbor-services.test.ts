@@ -10,8 +10,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { importHarbor } from '../../src/importers/index.js';
 import { engineAnswers, ensureRuntimeImage } from '../../src/sandbox/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 describe.skipIf(!engine)(
   engine ? 'a Harbor task with a compose sidecar' : 'a Harbor sidecar — skipped: no engine',
@@ -21,7 +22,7 @@ describe.skipIf(!engine)(
     beforeAll(async () => {
       await ensureRuntimeImage();
       await importHarbor(path.join(repoRoot, 'fixtures/harbor/sidecar-task'), commission);
-    }, 300_000);
+    });
 
     const run = async (label: string, args: string[]) => {
       const out = path.join(root, label);
@@ -35,11 +36,11 @@ describe.skipIf(!engine)(
       expect(c, r.out).toMatchObject({ status: 'graded', result: 100 });
       const logs = path.join(out, 'cases/sidecar-secret/oracle/heldout/task-t1.services');
       expect(existsSync(logs) ? readdirSync(logs) : []).toEqual(['api.log']);
-    }, 600_000);
+    });
 
     test('a nop delivery: 0', async () => {
       const { r, c } = await run('nop', ['--delivery', path.join(repoRoot, 'fixtures/harbor/nop')]);
       expect(c, r.out).toMatchObject({ status: 'graded', result: 0 });
-    }, 600_000);
+    });
   },
 );

@@ -13,8 +13,9 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { importHarbor } from '../../src/importers/index.js';
 import { engineAnswers, ensureRuntimeImage } from '../../src/sandbox/index.js';
 import { repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 const DELIVERIES: Record<string, string> = {
   full: `printf 'Hello, world!\\n' > hello.txt
@@ -63,7 +64,7 @@ describe.skipIf(!engine)(engine ? 'a Harbor trial' : 'a Harbor trial — skipped
       summary = null as never;
     }
     expect(summary, `${r.stdout}\n${r.stderr}`.slice(-4000)).not.toBeNull();
-  }, 600_000);
+  });
 
   const resultOf = (label: string) => summary.commissions.find((c) => c.delivery.label === label)!.cases[0]!;
 

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startStubServer } from '../../fixtures/stub-openai/server.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
-import { heldout } from '../helpers/cli.js';
+import { heldout, runtimeStubEnv } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 // The runtime model through the runner's gateway, end to end, and the hollow-runtime detector (DESIGN §10): a
 // commission that requires model use flags a delivery the gateway never saw call, and not one that did.
 describe('model use through the gateway', async () => {
-  const docker = await engineAnswers(3000);
+  const docker = await engineAnswers(WAIT_MS);
   const sandbox = docker ? 'docker' : 'process';
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-model-use-'));
   let stub: Awaited<ReturnType<typeof startStubServer>>;
@@ -37,16 +38,7 @@ describe('model use through the gateway', async () => {
         '--out',
         out,
       ],
-      {
-        env: {
-          ...process.env,
-          OPENAI_BASE_URL: '',
-          OPENAI_API_KEY: '',
-          HELDOUT_RUNTIME_BASE_URL: stub.baseURL,
-          HELDOUT_RUNTIME_MODEL: 'runtime-model',
-          HELDOUT_RUNTIME_API_KEY: 'sk-runtime-real-key',
-        },
-      },
+      { env: runtimeStubEnv(stub.baseURL) },
     );
     return { r, summary: JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')).commissions[0] };
   };

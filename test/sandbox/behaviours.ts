@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { treeDigest } from '../../src/freeze/index.js';
 import { gateFromExecution, gc, type SandboxBackend } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import {
   buildSandboxModule,
   execFileP,
@@ -173,7 +174,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       expect(gateFromExecution(x, [0, 1])).toBeNull();
     });
 
-    test('an endless loop is a timeout, killed within the limit plus 2 s', async () => {
+    test('an endless loop is a timeout, killed by the wall clock and not before it', async () => {
       const wallSeconds = 3;
       const x = await run({
         delivery: 'endless-loop',
@@ -182,8 +183,9 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       });
       expect(x.timedOut).toBe(true);
       expect(gateFromExecution(x)).toBe('timeout');
+      // Not killed early; that it ended at all is the kill (the loop never ends by itself). How soon after the limit
+      // depends on how busy the machine is: bench/ measures speed, tests do not.
       expect(x.wallMs).toBeGreaterThanOrEqual(wallSeconds * 1000 - 50);
-      expect(x.wallMs).toBeLessThan(wallSeconds * 1000 + 2000);
       expect(x.stdout).toContain('looping');
     });
 
@@ -201,13 +203,12 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
     });
 
     test.skipIf(e.pids)(label('a fork bomb stays contained and the next case runs', e.pids), async () => {
-      const t0 = Date.now();
       const bomb = await run({
         delivery: 'fork-bomb',
         command: 'sh bomb.sh',
         limits: { ...LIMITS, wallSeconds: 4, pids: 64 },
       });
-      expect(Date.now() - t0).toBeLessThan(4000 + 8000);
+      // Contained: it ended (by the pids limit or the wall clock) and the machine still runs the next case.
       expect(gateFromExecution(bomb)).not.toBeNull();
       const next = await run({ delivery: 'ok', command: 'python run_agent.py --input {input} --output {output}' });
       expect(next.exitCode).toBe(0);
@@ -363,7 +364,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       });
       beforeAll(async () => {
         modulePath = await buildSandboxModule(`${o.name}${o.variant ? `-${o.variant}` : ''}`);
-      }, 60_000);
+      });
 
       async function startChild(id: string, marker: string) {
         const caseSpec = spec({
@@ -394,7 +395,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
         const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
           child.on('exit', (code, signal) => r({ code, signal })),
         );
-        const deadline = Date.now() + 60_000;
+        const deadline = Date.now() + WAIT_MS;
         while (!out.includes('live') && Date.now() < deadline) {
           if (child.exitCode !== null) throw new Error(`child ended early: ${out} ${err}`);
           await new Promise((r) => setTimeout(r, 50));

@@ -4,16 +4,17 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { dockerBackend, engineAnswers, ensureRuntimeImage, RUNTIME_IMAGE } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, dockerPs, sandboxBehaviours } from './behaviours.js';
 import { LIMITS, makeCase, scratch, spec } from './helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 describe.skipIf(!engine)(engine ? 'docker sandbox' : 'docker sandbox — skipped: no docker engine answers', () => {
   beforeAll(async () => {
     const img = await ensureRuntimeImage();
     expect(img.tag).toBe(RUNTIME_IMAGE);
-  }, 120_000);
+  });
 
   sandboxBehaviours(containerBehaviours(() => dockerBackend));
 

@@ -8,9 +8,10 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dockerBackend, engineAnswers, ensureRuntimeImage, getDocker } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { execFileP } from './helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 describe.skipIf(!engine)(engine ? 'image build' : 'image build — skipped: no docker engine answers', () => {
   let dir: string;
@@ -20,7 +21,7 @@ describe.skipIf(!engine)(engine ? 'image build' : 'image build — skipped: no d
   beforeAll(async () => {
     await ensureRuntimeImage();
     dir = await mkdtemp(join(os.tmpdir(), 'heldout-build-'));
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const tag of made) {
       await getDocker()

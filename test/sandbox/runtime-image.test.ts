@@ -13,9 +13,10 @@ import {
   runtimeRecipe,
 } from '../../src/sandbox/index.js';
 import { tarStream } from '../../src/sandbox/tar.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const execFileP = promisify(execFile);
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 describe('runtime image', () => {
   test('the recipe holds node, python3 with its stdlib (no test/), sh, coreutils and their libraries', async () => {

@@ -9,8 +9,9 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { SandboxBackend, SandboxSpec, ServiceSpec } from '../../src/sandbox/index.js';
+import { UNTIL, WAIT_MS } from '../helpers/deadlines.js';
 import { buildSandboxModule, FIXTURES, hostAddresses, LIMITS, makeCase, runId, scratch, spec } from './helpers.js';
 
 const SERVERS = resolve(import.meta.dirname, '../../fixtures/services/servers');
@@ -125,15 +126,13 @@ export function serviceBehaviours(o: ServiceBehaviourOptions): void {
         caseSpec({
           caseId: 'pod-a',
           outputDir: outA,
-          command: `${fetchIn('http://127.0.0.1:7070/')}; while [ ! -e {output}/stop ]; do sleep 0.1; done`,
+          command: `${fetchIn('http://127.0.0.1:7070/')}; : > {output}/fetched; while [ ! -e {output}/stop ]; do sleep 0.1; done`,
           services: [server('secret', 'hello.mjs', ['7070', 'pod-A-only'], { ready: { tcp: 7070 } })],
         }),
       );
       try {
-        // B starts once A's service is up and A's case is inside its pod
-        const deadline = Date.now() + 60_000;
-        while (!existsSync(join(outA, '.run')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-        await new Promise((r) => setTimeout(r, 1500));
+        // B starts once A's case has fetched from its own service and waits inside its pod
+        await vi.waitUntil(() => existsSync(join(outA, 'fetched')), UNTIL);
         const b = await o.backend().run(
           caseSpec({
             caseId: 'pod-b',
@@ -218,7 +217,7 @@ export function serviceBehaviours(o: ServiceBehaviourOptions): void {
       let modulePath: string;
       beforeAll(async () => {
         modulePath = await buildSandboxModule(`svc-${o.name}`);
-      }, 60_000);
+      });
       afterAll(async () => {
         if (modulePath) await rm(join(modulePath, '..', '..'), { recursive: true, force: true });
       });
@@ -249,7 +248,7 @@ export function serviceBehaviours(o: ServiceBehaviourOptions): void {
         });
         const exited = new Promise<unknown>((r) => child.on('exit', (code, signal) => r(signal ?? code)));
         // the case itself is running once its `sleep <marker>` is (services come first)
-        const deadline = Date.now() + 60_000;
+        const deadline = Date.now() + WAIT_MS;
         while (!(await o.running(id, marker)) && Date.now() < deadline) {
           if (child.exitCode !== null) throw new Error(`child ended early: ${out}`);
           await new Promise((r) => setTimeout(r, 100));

@@ -12,11 +12,12 @@ import {
   processBackend,
   processCapabilities,
 } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { dockerPs } from './behaviours.js';
 import { execFileP, makeCase, scratch, spec } from './helpers.js';
 import { server, serviceBehaviours } from './service-behaviours.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const caps = await processCapabilities();
 const processServices = caps.netns && caps.loopbackUp !== null && caps.mountns;
 

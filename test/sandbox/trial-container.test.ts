@@ -16,10 +16,11 @@ import {
   type TrialContainer,
   type TrialSpec,
 } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { dockerPs } from './behaviours.js';
 import { FIXTURES, runId } from './helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const LIMITS = { memoryMb: 256, cpus: 1, pids: 64 };
 
 describe.skipIf(!engine)(engine ? 'trial container' : 'trial container — skipped: no docker engine answers', () => {
@@ -37,7 +38,7 @@ describe.skipIf(!engine)(engine ? 'trial container' : 'trial container — skipp
     await ensureRuntimeImage();
     dir = await mkdtemp(join(os.tmpdir(), 'heldout-trial-test-'));
     await chmod(dir, 0o755);
-  }, 120_000);
+  });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   test('stays up across execs that share its state; workdir, user and env as asked; removed on close', async () => {

@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createDockerBackend, engineAnswers, engineWhere, ensureRuntimeImage } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, dockerPs, sandboxBehaviours } from '../sandbox/behaviours.js';
 import { execFileP, FIXTURES, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const archive = createDockerBackend({ transfer: 'archive' });
 
 async function dockerVolumes(id: string): Promise<string[]> {
@@ -22,7 +23,7 @@ async function dockerVolumes(id: string): Promise<string[]> {
 describe.skipIf(!engine)(engine ? 'archive transfer' : 'archive transfer — skipped: no docker engine answers', () => {
   test('the runtime image is there (built through the API when missing)', async () => {
     await ensureRuntimeImage();
-  }, 120_000);
+  });
 
   // Leftovers here are containers and the run's staging volumes: an interrupted run must remove both.
   sandboxBehaviours(

@@ -10,12 +10,13 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createSwarmBackend, engineAnswers, ensureRuntimeImage } from '../../src/sandbox/index.js';
+import { hangDeadlineMs, WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, sandboxBehaviours } from '../sandbox/behaviours.js';
 import { execFileP, LIMITS, makeCase, runId, scratch, spec } from '../sandbox/helpers.js';
 import { cleanEnv, figures, REPO } from './figures.js';
 import { enterSwarm, leaveSwarm } from './swarm-helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const swarm = createSwarmBackend();
 const DELIVERY = join(REPO, 'fixtures/deliveries/log-triage-reference');
 
@@ -30,7 +31,8 @@ async function run(sandbox: 'docker' | 'swarm', out: string): Promise<void> {
   await execFileP(process.execPath, ['--input-type=module', '-e', script], {
     cwd: REPO,
     env: cleanEnv(),
-    timeout: 300_000,
+    // Ends a child that hangs, with the test's own deadline (never one tuned to how long a run takes).
+    timeout: hangDeadlineMs(),
     maxBuffer: 16 * 1024 * 1024,
   });
 }
@@ -52,11 +54,11 @@ describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: 
     dir = await mkdtemp(join(os.tmpdir(), 'heldout-swarm-lt-'));
     inited = await enterSwarm();
     await ensureRuntimeImage();
-  }, 120_000);
+  });
   afterAll(async () => {
     if (inited) await leaveSwarm();
     if (dir) await rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  });
 
   test('the engine is a swarm manager the backend accepts', async () => {
     expect(await swarm.available()).toBe(true);
@@ -96,7 +98,7 @@ describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: 
     } finally {
       await s.cleanup();
     }
-  }, 60_000);
+  });
 
   test('the swarm backend gives the docker backend figures', async () => {
     await Promise.all([run('docker', join(dir, 'docker')), run('swarm', join(dir, 'swarm'))]);
@@ -107,5 +109,5 @@ describe.skipIf(!engine)(engine ? 'swarm backend' : 'swarm backend — skipped: 
     expect(swarm).toEqual(docker);
     const { stdout } = await execFileP('docker', ['service', 'ls', '-q', '--filter', 'label=heldout=1']);
     expect(stdout.trim()).toBe('');
-  }, 360_000);
+  });
 });

@@ -40,4 +40,4 @@ test('an LLM user with no configured model leaves every case unscored with the r
     expect(existsSync(path.join(out, 'cases/tau2-airline-5/oracle/heldout', `${c.id}-t1`, 'episode.json'))).toBe(false);
   }
   expect(summary.result.unscored).toBe(5);
-}, 60_000);
+});

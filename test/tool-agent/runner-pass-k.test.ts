@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const commission = path.join(repo, 'fixtures/tool-agent/airline-5');
@@ -48,7 +49,7 @@ const episode = (out: string, id: string, trial: number) => {
   );
 };
 
-const docker = await engineAnswers();
+const docker = await engineAnswers(WAIT_MS);
 if (!docker) console.warn('tool-agent runner test: no docker engine answers; the docker half is skipped');
 
 describe.each([
@@ -74,7 +75,7 @@ describe.each([
         runs[d] = { ...r, summary, dir };
       }),
     );
-  }, 120_000);
+  });
 
   test.skipIf(!available)('the oracle: pass^1..pass^3 = 1.0, Result 100 on every case, the gold replayed', () => {
     const { code, out, summary, dir } = runs.oracle;

@@ -71,7 +71,7 @@ describe('a filtered run', () => {
     expect(html).toContain('data-verdict="not-evaluated"');
     const junit = readFileSync(path.join(r.out, 'junit.xml'), 'utf8');
     expect(junit.match(/<skipped message="not run: filtered"\/>/g)).toHaveLength(8);
-  }, 300_000);
+  });
 
   test("with onPartial: 'subset' the gate judges the cases that ran, and says that it did", async () => {
     const r = await filteredRun(path.join(tmp, 'subset'), { minResult: 50, onPartial: 'subset' });
@@ -83,5 +83,5 @@ describe('a filtered run', () => {
     expect(readFileSync(path.join(r.out, 'report.md'), 'utf8')).toContain(
       'Evaluated on the subset that ran: 8 of 9 planned executions were not run (8 filtered)',
     );
-  }, 300_000);
+  });
 });

@@ -95,7 +95,7 @@ export default defineConfig({
 });
 `,
     );
-  }, 600_000);
+  });
 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -125,7 +125,7 @@ export default defineConfig({
     expect(summary.commissions[0]).toMatchObject({ id: 'log-triage', split: 'heldout', result: { n: 9 } });
     expect(summary.commissions[0].result.mean).toBeGreaterThanOrEqual(80);
     expect(existsSync(path.join(dir, 'out/index.html'))).toBe(true);
-  }, 600_000);
+  });
 
   test('--shard 1/2 and 2/2 merged with --merge-reports give the unsharded figures', async () => {
     const cfg = ['--config', 'vitest.shard.config.ts'];
@@ -152,5 +152,5 @@ export default defineConfig({
     expect(merged.map((c: any) => c.id)).toContain('ticket-routing');
     expect(merged).toEqual(figures(path.join(dir, 'whole/summary.json')));
     delete process.env.HELDOUT_OUT;
-  }, 900_000);
+  });
 });

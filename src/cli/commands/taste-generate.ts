@@ -30,8 +30,14 @@ Exit: 0 done, 2 usage error.`,
   }),
   async run({ values }) {
     const domainDir = requiredString(values, 'domain', 'taste generate', '<dir>');
-    if (!existsSync(join(domainDir, 'tools.json')) || !existsSync(join(domainDir, 'db.json')))
-      throw new UsageError(`--domain: ${domainDir} is not a τ² domain directory (needs tools.json and db.json)`);
+    // τ²'s databases are db.json (airline, retail) or db.toml (telecom, with the user's user_db.toml).
+    if (
+      !existsSync(join(domainDir, 'tools.json')) ||
+      !['db.json', 'db.toml'].some((f) => existsSync(join(domainDir, f)))
+    )
+      throw new UsageError(
+        `--domain: ${domainDir} is not a τ² domain directory (needs tools.json and db.json or db.toml)`,
+      );
     const k = optionalInteger(values, 'k', 1);
     const seed = parseSeed(values.seed, 0);
     const attempts = integerOption(values, 'attempts', 3000, 0);

@@ -96,3 +96,14 @@ export interface Reservation {
   insurance: 'yes' | 'no';
   status?: 'cancelled' | null;
 }
+
+/** A bookable flight as the search tools return it (τ²'s `DirectFlight`). */
+export interface DirectFlight extends FlightBase {
+  status: 'available';
+  scheduled_departure_time_est: string;
+  scheduled_arrival_time_est: string;
+  /** Set by the one-stop search only. */
+  date: string | null;
+  available_seats: PerCabin;
+  prices: PerCabin;
+}

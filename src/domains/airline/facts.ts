@@ -23,3 +23,27 @@ export const FREE_BAGS: Record<Membership, Record<Cabin, number>> = {
 };
 /** The certificate policy.md allows for a delayed flight, per passenger. */
 export const DELAY_CERTIFICATE_PER_PASSENGER = 50;
+
+/** The airports `list_all_airports` names, in τ²'s order. */
+export const AIRPORTS: [string, string][] = [
+  ['SFO', 'San Francisco'],
+  ['JFK', 'New York'],
+  ['LAX', 'Los Angeles'],
+  ['ORD', 'Chicago'],
+  ['DFW', 'Dallas'],
+  ['DEN', 'Denver'],
+  ['SEA', 'Seattle'],
+  ['ATL', 'Atlanta'],
+  ['MIA', 'Miami'],
+  ['BOS', 'Boston'],
+  ['PHX', 'Phoenix'],
+  ['IAH', 'Houston'],
+  ['LAS', 'Las Vegas'],
+  ['MCO', 'Orlando'],
+  ['EWR', 'Newark'],
+  ['CLT', 'Charlotte'],
+  ['MSP', 'Minneapolis'],
+  ['DTW', 'Detroit'],
+  ['PHL', 'Philadelphia'],
+  ['LGA', 'LaGuardia'],
+];

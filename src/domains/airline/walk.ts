@@ -1,8 +1,7 @@
-import { type CallNote, Unfit, type Walk, type WalkRules } from '../kit.js';
+import { type CallNote, spoken, Unfit, type Walk, type WalkRules } from '../kit.js';
 import type { ToolArgs } from '../types.js';
-import type { AirlineDb, Reservation, User } from './db.js';
+import type { AirlineDb, DirectFlight, Reservation, User } from './db.js';
 import { BAG_FEE, DELAY_CERTIFICATE_PER_PASSENGER, FREE_BAGS, NEW_RESERVATION_IDS, NOW, TODAY } from './facts.js';
-import type { DirectFlight } from './search.js';
 
 const RESERVATION_WRITES: ReadonlySet<string> = new Set([
   'cancel_reservation',
@@ -31,6 +30,8 @@ export interface AirlineWalkState {
   user: User;
   lastSearch: Search | undefined;
   certificateSent: boolean;
+  /** What the user asks the last calculation for (its words match what the expression adds up). */
+  calculationIntent?: string;
 }
 
 type AirlineWalk = Walk<AirlineDb, Reservation, AirlineWalkState>;
@@ -96,15 +97,25 @@ function flightStatus(w: AirlineWalk, index: number): ToolArgs[] {
   return [{ flight_number: f!.flight_number, date: q.date }];
 }
 
+/** An expression summing amounts as a person writes it (`330 + 330 - 50`). */
+const sumOf = (amounts: number[]) =>
+  amounts.map((a, k) => (k === 0 ? String(a) : a < 0 ? `- ${-a}` : `+ ${a}`)).join(' ');
+
 function calculation(w: AirlineWalk): ToolArgs[] {
   const r = w.focus ? w.entity(w.focus) : undefined;
-  if (r) {
-    const prices = r.flights.map((f) => f.price).join(' + ');
-    return [{ expression: r.passengers.length > 1 ? `(${prices}) * ${r.passengers.length}` : prices }];
+  if (r?.payment_history.length) {
+    // What the user paid is what the payment history adds up to (fare, insurance and bags, less refunds).
+    w.state.calculationIntent = `You want to know how much you paid in total for your reservation for ${route(r)}, as one number.`;
+    return [{ expression: sumOf(r.payment_history.map((p) => p.amount)) }];
   }
   const f = w.state.lastSearch?.flights[0];
-  if (f) return [{ expression: `${f.prices.economy} + ${f.prices.business}` }];
-  return [{ expression: `${50 + w.ctx.rng.int(10) * 10} * 2` }];
+  if (f) {
+    w.state.calculationIntent = `You want to know what an economy seat and a business seat on flight ${f.flight_number} cost together, as one number.`;
+    return [{ expression: `${f.prices.economy} + ${f.prices.business}` }];
+  }
+  const fare = 50 + w.ctx.rng.int(10) * 10;
+  w.state.calculationIntent = `You want to know what two tickets at $${fare} each cost together, as one number.`;
+  return [{ expression: `${fare} * 2` }];
 }
 
 function bookings(w: AirlineWalk, index: number): ToolArgs[] {
@@ -264,10 +275,10 @@ function accept(w: AirlineWalk, tool: string, args: ToolArgs, result: unknown): 
     case 'get_flight_status':
       return {
         intent: `You want to know the status of flight ${args.flight_number} on ${args.date}.`,
-        tell: String(result),
+        tell: spoken(String(result)),
       };
     case 'calculate':
-      return { intent: 'You want to know the total you paid for those flights, as one number.', tell: String(result) };
+      return { intent: w.state.calculationIntent ?? 'You want a total, as one number.', tell: spoken(String(result)) };
     case 'list_all_airports':
       return { intent: 'You want to know which airports the airline serves.' };
     case 'book_reservation': {

@@ -1,4 +1,4 @@
-import { type CallNote, Unfit, type Walk, type WalkRules } from '../kit.js';
+import { type CallNote, spoken, Unfit, type Walk, type WalkRules } from '../kit.js';
 import type { ToolArgs } from '../types.js';
 import type { Order, OrderItem, Product, RetailDb, User } from './db.js';
 import { CANCEL_REASONS, isPending } from './facts.js';
@@ -19,6 +19,12 @@ export interface RetailWalkState {
 }
 
 type RetailWalk = Walk<RetailDb, Order, RetailWalkState>;
+
+/**
+ * Writes after which the policy allows no other write on the order: cancelled, returned or exchanged orders are done,
+ * and after modifying items "the agent will not be able to modify or cancel the order anymore".
+ */
+const CLOSING: ReadonlySet<string> = new Set([...PENDING_ONLY, ...DELIVERED]);
 
 /** τ²'s own preconditions (an order whose address or payment changed is still "pending"). */
 function fits(tool: string, o: Order): boolean {
@@ -132,14 +138,15 @@ function accept(w: RetailWalk, tool: string, args: ToolArgs, result: unknown): C
     case 'get_order_details':
       return {
         intent: `You want to know the status of your order ${args.order_id}.`,
-        tell: String((result as Order).status),
+        // "pending (item modified)" is said as "pending…" by an agent as often as verbatim: the part every wording has.
+        tell: String((result as Order).status).replace(/ \(item modified\)$/, ''),
       };
     case 'get_product_details':
       return { intent: `You want to hear which variants of the ${(result as Product).name} exist.` };
     case 'get_item_details':
       return { intent: `You want to know whether item ${args.item_id} is still available and what it costs.` };
     case 'calculate':
-      return { intent: 'You want the total of the items of that order, as one number.', tell: String(result) };
+      return { intent: 'You want the total of the items of that order, as one number.', tell: spoken(String(result)) };
     case 'list_all_product_types':
       return { intent: 'You want to know what kinds of products the store sells.' };
     case 'cancel_pending_order':
@@ -222,9 +229,10 @@ export const retailWalk: WalkRules<RetailDb, Order, RetailWalkState> = {
   start: (ctx, subject) => ({ user: ctx.base.users[subject] }),
   // The orders of the initial database: τ² retail creates none.
   ids: (w) => w.state.user.orders,
-  fits: (tool, o) => fits(tool, o),
+  fits: (tool, o, done) => fits(tool, o) && ![...done].some((t) => CLOSING.has(t)),
   // Cancel and item changes go first to an order no earlier write touched: spreads the writes over orders.
-  prefers: (tool, o, done) => fits(tool, o) && !(PENDING_ONLY.has(tool) && done.size > 0),
+  prefers: (tool, o, done) =>
+    fits(tool, o) && ![...done].some((t) => CLOSING.has(t)) && !(PENDING_ONLY.has(tool) && done.size > 0),
   candidates,
   accept,
   finish(w) {

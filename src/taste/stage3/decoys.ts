@@ -1,4 +1,14 @@
-import { createEnvironment, findKit, initialDb, type Tau2Domain, type Tau2Task } from '../../domains/index.js';
+import {
+  createEnvironment,
+  type Environment,
+  findKit,
+  goldEnvironment,
+  initialDb,
+  pyJsonDumps,
+  pyJsonParse,
+  type Tau2Domain,
+  type Tau2Task,
+} from '../../domains/index.js';
 import { Rng } from '../prng.js';
 
 /** One decoy record added to a task's initial state. */
@@ -40,7 +50,7 @@ function goldStrings(task: Tau2Task): Set<string> {
  */
 export function addDecoys(domain: Tau2Domain, task: Tau2Task, seed: number | string = 0, max = 2): DecoyResult {
   const synthesis = findKit(domain.name)?.synthesis;
-  if (!synthesis) return { task, decoys: [] };
+  if (!synthesis?.decoys) return { task, decoys: [] };
   const { entity, decoys: maker } = synthesis;
   const base = initialDb(domain);
   const records: Record<string, Owned> = base[entity.table];
@@ -77,19 +87,27 @@ export function addDecoys(domain: Tau2Domain, task: Tau2Task, seed: number | str
   return { task: evolved, decoys };
 }
 
-/** The database after replaying the gold calls of `task` from its initial state (throws on a tool error). */
+/** The environment after replaying the gold calls of `task` the τ² way (throws on a tool error). */
 function goldFinal(domain: Tau2Domain, task: Tau2Task) {
-  const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
-  for (const a of task.evaluation_criteria?.actions ?? []) {
-    const r = env.call(a.name, a.arguments);
-    if (!r.ok) throw new Error(`${a.name}: ${r.error}`);
-  }
+  const { env, refused } = goldEnvironment(domain, task);
+  if (refused.length) throw new Error(`${refused[0].name}: ${refused[0].error}`);
   return env;
 }
 
+/** A user record's τ² text without the given ids in its list of `table` records (exact: floats stay floats). */
+const withoutIds = (text: string, table: string, ids: ReadonlySet<string>) => {
+  const user = pyJsonParse(text) as Map<string, unknown>;
+  user.set(
+    table,
+    (user.get(table) as string[]).filter((x) => !ids.has(x)),
+  );
+  return pyJsonDumps(user as never, { sortKeys: true });
+};
+
 /**
- * Proves decoys do not change the gold outcome: no gold call names a decoy id, and replaying gold on the evolved
- * initial state, then removing the decoy records, gives exactly (canonical hash) the base task's gold final state.
+ * Proves decoys do not change the gold outcome, in τ²'s own terms: no gold call names a decoy id, and after the gold
+ * replay (τ² semantics) every record of the evolved task's database has the τ² text it has after the base task's
+ * replay, except the decoys themselves (untouched since the start) and their owners' lists of them.
  */
 export function decoysPreserveGold(
   domain: Tau2Domain,
@@ -97,27 +115,35 @@ export function decoysPreserveGold(
   evolved: Tau2Task,
   decoys: Decoy[],
 ): { ok: boolean; reason?: string } {
-  const table = findKit(domain.name)?.synthesis?.entity.table;
+  const synthesis = findKit(domain.name)?.synthesis;
+  const table = synthesis?.decoys ? synthesis.entity.table : undefined;
   if (table === undefined) return { ok: false, reason: `domain ${domain.name} makes no decoys` };
   const named = goldStrings(evolved);
   const hit = decoys.find((d) => named.has(d.id));
   if (hit) return { ok: false, reason: `a gold call names decoy ${hit.id}` };
-  let before: ReturnType<typeof goldFinal>;
-  let afterEnv: ReturnType<typeof goldFinal>;
+  let before: Environment;
+  let after: Environment;
   try {
     before = goldFinal(domain, base);
-    afterEnv = goldFinal(domain, evolved);
+    after = goldFinal(domain, evolved);
   } catch (err) {
     return { ok: false, reason: `gold fails: ${(err as Error).message}` };
   }
-  const after = afterEnv.db;
-  for (const d of decoys) {
-    delete after[table][d.id];
-    const list = after.users[d.owner]?.[table];
-    if (Array.isArray(list)) after.users[d.owner][table] = list.filter((x: string) => x !== d.id);
+  const start = createEnvironment(domain, { initialState: evolved.initial_state });
+  const decoyKeys = new Set(decoys.map((d) => `${table}/${d.id}`));
+  const ids = new Set(decoys.map((d) => d.id));
+  const owners = new Set(decoys.map((d) => `users/${d.owner}`));
+  const keys = new Set([...Object.keys(before.changedRecords()), ...Object.keys(after.changedRecords())]);
+  for (const key of keys) {
+    const a = after.recordText(key);
+    const b = before.recordText(key);
+    if (decoyKeys.has(key)) {
+      if (a === null || a !== start.recordText(key))
+        return { ok: false, reason: `the gold replay changes decoy ${key}` };
+    } else if (owners.has(key)) {
+      if (a === null || b === null || withoutIds(a, table, ids) !== b)
+        return { ok: false, reason: `the gold final state of ${key} differs beyond its decoys` };
+    } else if (a !== b) return { ok: false, reason: `the gold final state of ${key} differs` };
   }
-  // Both hashes are the canonical sha256 of the whole database (computed incrementally against the initial one).
-  return before.hash() === afterEnv.hash()
-    ? { ok: true }
-    : { ok: false, reason: 'the gold final state differs beyond the decoys' };
+  return { ok: true };
 }

@@ -25,6 +25,7 @@ export { schemaProblems } from './schema-check.js';
 export { scenarioFromNotes } from './templates.js';
 export type { InstantiateOptions, InstantiateOutcome } from './types.js';
 export {
+  closedEntityWrites,
   goldAgent,
   missingArguments,
   scriptedVerifier,

@@ -2,8 +2,10 @@ import {
   createEnvironment,
   type DomainKit,
   findKit,
+  type InitialState,
   initialDb,
   type ScenarioNotes,
+  type TaskCriteria,
   type Tau2Domain,
   type Tau2Task,
   Unfit,
@@ -41,6 +43,8 @@ export function instantiateSequence(
   const limit = synthesis.walk.impossible?.(base, sequence);
   if (limit) return { ok: false, reason: limit, attempts: 0 };
   const rng = new Rng(`${options.seed ?? 0}:instantiate:${sequence.join(',')}`);
+  // The user's own tools (telecom) are the user's calls in the gold, as τ² records them.
+  const requestor = (name: string) => domain.tools.find((t) => t.name === name)?.requestor ?? 'assistant';
   const maxRetries = options.maxRetries ?? 12;
   const subjects = synthesis.walk.subjects(base, sequence, rng).slice(0, maxRetries);
   if (!subjects.length) return { ok: false, reason: 'no entity in the database fits the sequence', attempts: 0 };
@@ -48,9 +52,11 @@ export function instantiateSequence(
   let attempts = 0;
   for (const subject of subjects) {
     attempts++;
+    const initialState = synthesis.initialState?.(base, subject, sequence) ?? null;
+    const fresh = () => createEnvironment(domain, { initialState });
     const ctx: WalkContext = {
       domain,
-      env: createEnvironment(domain),
+      env: fresh(),
       base,
       rng: rng.fork(subject),
       sequence,
@@ -63,7 +69,7 @@ export function instantiateSequence(
         const tried: string[] = [];
         let done = false;
         for (const args of walk.candidates(i).slice(0, 40)) {
-          const r = ctx.env.call(sequence[i], args);
+          const r = ctx.env.call(sequence[i], args, requestor(sequence[i]));
           if (!r.ok) {
             tried.push(r.error);
             continue;
@@ -76,7 +82,13 @@ export function instantiateSequence(
         if (!done) throw new Unfit(sequence[i], i, `every candidate failed (${tried[0] ?? 'no candidate'})`);
       }
       walk.finish();
-      return { ok: true, task: assembleTask(kit, ctx, subject, options.id ?? 'generated'), subject, attempts };
+      const criteria = synthesis.criteria?.(walk, fresh);
+      return {
+        ok: true,
+        task: assembleTask(kit, ctx, subject, options.id ?? 'generated', { initialState, criteria, requestor }),
+        subject,
+        attempts,
+      };
     } catch (err) {
       if (!(err instanceof Unfit)) throw err;
       // Group reasons by tool and cause, without entity ids, so the report names the real obstacle.
@@ -88,9 +100,20 @@ export function instantiateSequence(
   return { ok: false, reason, attempts };
 }
 
-function assembleTask(kit: DomainKit, ctx: WalkContext, subject: string, id: string): Tau2Task {
+function assembleTask(
+  kit: DomainKit,
+  ctx: WalkContext,
+  subject: string,
+  id: string,
+  how: {
+    initialState: InitialState | null;
+    criteria?: TaskCriteria;
+    requestor: (name: string) => 'assistant' | 'user';
+  },
+): Tau2Task {
   const writes = ctx.calls.filter((c) => ctx.env.isWriteTool(c.name)).length;
   const communicate = [...new Set(ctx.notes.communicate.filter((s) => s.trim() !== ''))];
+  const uncompared = new Set(how.criteria?.uncompared ?? []);
   return {
     id,
     description: {
@@ -101,18 +124,19 @@ function assembleTask(kit: DomainKit, ctx: WalkContext, subject: string, id: str
       notes: `${ctx.calls.length} gold calls, ${writes} of them writes.`,
     },
     user_scenario: { persona: null, instructions: scenarioFromNotes(kit, ctx.notes) },
-    initial_state: null,
+    initial_state: how.initialState,
     evaluation_criteria: {
       actions: ctx.calls.map((c, k) => ({
         action_id: `${id}_${k}`,
-        requestor: 'assistant',
+        requestor: how.requestor(c.name),
         name: c.name,
         arguments: c.arguments,
-        compare_args: null,
+        compare_args: uncompared.has(c.name) ? [] : null,
       })),
       communicate_info: communicate,
       nl_assertions: null,
-      reward_basis: communicate.length ? ['DB', 'COMMUNICATE'] : ['DB'],
+      ...(how.criteria?.env_assertions ? { env_assertions: how.criteria.env_assertions } : {}),
+      reward_basis: how.criteria?.reward_basis ?? (communicate.length ? ['DB', 'COMMUNICATE'] : ['DB']),
     },
   };
 }

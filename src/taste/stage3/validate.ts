@@ -1,10 +1,12 @@
 import {
   type AgentFunction,
-  assistantGold,
   createEnvironment,
   type Db,
   findKit,
   type GoldAction,
+  goldActions,
+  isWriteTool,
+  requestorOf,
   runEpisode,
   scriptedUser,
   type Tau2Domain,
@@ -28,15 +30,37 @@ export interface TaskValidation {
 /** A verifier runs after the deterministic steps; resolves to the reward reached (1 passes). */
 export type Verifier = (task: Tau2Task, domain: Tau2Domain) => Promise<{ reward: number; detail?: string }>;
 
-/** Required parameters absent, null or empty, per gold call. */
+/** Required parameters absent, null or empty, per gold call (the agent's and the user's). */
 export function missingArguments(domain: Tau2Domain, task: Tau2Task): string[] {
   const out: string[] = [];
-  assistantGold(task).forEach((a, k) => {
+  goldActions(task).forEach((a, k) => {
     const spec = domain.tools.find((t) => t.name === a.name);
     for (const r of (spec?.parameters?.required as string[] | undefined) ?? []) {
       const v = a.arguments?.[r];
       if (v === undefined || v === null || v === '') out.push(`call ${k + 1} ${a.name}: ${r} not specified`);
     }
+  });
+  return out;
+}
+
+/**
+ * Gold writes a policy-following agent cannot make: a write on an entity that an earlier gold write closed (the kit's
+ * rules mark such writes `closes`: a cancelled reservation or order, an order whose items were modified — "the agent
+ * will not be able to modify or cancel the order anymore" — returned or exchanged).
+ */
+export function closedEntityWrites(domain: Tau2Domain, actions: GoldAction[]): string[] {
+  const kit = findKit(domain.name);
+  const idArg = kit?.synthesis?.entity.idArg;
+  if (!kit || !idArg) return [];
+  const closedBy = new Map<string, string>();
+  const out: string[] = [];
+  actions.forEach((a, k) => {
+    const id = a.arguments?.[idArg];
+    if (typeof id !== 'string' || !isWriteTool(domain, a.name)) return;
+    const by = closedBy.get(id);
+    if (by)
+      out.push(`call ${k + 1} ${a.name} acts on ${id} after ${by} closed it: the policy allows no further change`);
+    if (kit.rules.tools[a.name]?.entity?.closes && !by) closedBy.set(id, a.name);
   });
   return out;
 }
@@ -53,24 +77,37 @@ function missingEntities(domain: Tau2Domain, db: Db, a: GoldAction): string[] {
   return miss;
 }
 
-/** An in-process agent that performs the gold calls in one turn, then tells every `communicate_info` string. */
+/**
+ * An in-process agent that walks the gold calls in order, a run of consecutive ones at a time: its own as one batch
+ * of tool calls, the user's (telecom: on the user's phone) asked of the user by name; then it tells every
+ * `communicate_info` string.
+ */
 export function goldAgent(task: Tau2Task): AgentFunction {
-  const actions = assistantGold(task);
+  const queue = [...(task.evaluation_criteria?.actions ?? [])];
   const communicate = task.evaluation_criteria?.communicate_info ?? [];
   let pending = 0;
-  let done = false;
+  let made = 0;
   const final = { type: 'message' as const, content: ['Everything you asked for is done.', ...communicate].join(' ') };
-  return (msg) => {
-    if (msg.type === 'user') {
-      if (done || actions.length === 0) return final;
-      done = true;
-      pending = actions.length;
+  const isUser = (a: GoldAction) => a.requestor === 'user';
+  const next = () => {
+    if (!queue.length) return final;
+    const user = isUser(queue[0]);
+    const run: GoldAction[] = [];
+    while (queue.length && isUser(queue[0]) === user) run.push(queue.shift() as GoldAction);
+    if (user)
       return {
-        type: 'tool_calls',
-        calls: actions.map((a, k) => ({ id: `gold_${k}`, name: a.name, arguments: a.arguments })),
+        type: 'message' as const,
+        content: `Please do this on your phone, in this order: ${run.map((a) => a.name).join(', ')}.`,
       };
-    }
-    if (msg.type === 'tool_result') return --pending === 0 ? final : undefined;
+    pending = run.length;
+    return {
+      type: 'tool_calls' as const,
+      calls: run.map((a) => ({ id: `gold_${made++}`, name: a.name, arguments: a.arguments })),
+    };
+  };
+  return (msg) => {
+    if (msg.type === 'user') return next();
+    if (msg.type === 'tool_result') return --pending === 0 ? next() : undefined;
     return undefined;
   };
 }
@@ -98,19 +135,19 @@ export async function validateTask(
     passed,
     failed: { step, reason },
   });
-  const actions = assistantGold(task);
+  const actions = goldActions(task);
   if (!options.skipRules) {
     const missing = missingArguments(domain, task);
     if (missing.length) return fail('arguments', missing[0]);
     passed.push('arguments');
 
     // One replay serves two steps: entities are looked up in the state just before each call, errors kept for later.
-    const env = createEnvironment(domain, undefined, { initialState: task.initial_state });
+    const env = createEnvironment(domain, { initialState: task.initial_state });
     const absent: string[] = [];
     let execError: string | undefined;
     for (const [k, a] of actions.entries()) {
       absent.push(...missingEntities(domain, env.db, a));
-      const r = env.call(a.name, a.arguments);
+      const r = env.call(a.name, a.arguments, requestorOf(a));
       if (!r.ok && execError === undefined) execError = `call ${k + 1} ${a.name}: ${r.error}`;
     }
     if (absent.length) return fail('entities', absent[0]);
@@ -129,6 +166,8 @@ export async function validateTask(
 
     const verdict = await ruleValidator(domain).validate(actions.map((a) => a.name));
     if (!verdict.plausible) return fail('policy', verdict.reason);
+    const closed = closedEntityWrites(domain, actions);
+    if (closed.length) return fail('policy', closed[0]);
     passed.push('policy');
   }
   const v = await (options.verifier ?? scriptedVerifier)(task, domain);

@@ -48,8 +48,8 @@ export class EntityWalk<D, E, S> implements Walk<D, E, S> {
   }
 
   entity(id: string): E | undefined {
-    const { lookup, idArg } = this.synthesis.entity;
-    const r = this.ctx.env.call(lookup, { [idArg]: id });
+    const { lookup, idArg, lookupArg } = this.synthesis.entity;
+    const r = this.ctx.env.call(lookup, { [lookupArg ?? idArg]: id });
     return r.ok ? (r.result as E) : undefined;
   }
 
@@ -83,7 +83,7 @@ export class EntityWalk<D, E, S> implements Walk<D, E, S> {
   /** Candidate argument sets for call `index`, best first; the first that executes without a tool error is kept. */
   candidates(index: number): ToolArgs[] {
     const tool = this.ctx.sequence[index];
-    const { lookup, idArg, kind } = this.synthesis.entity;
+    const { lookup, idArg, lookupArg, kind } = this.synthesis.entity;
     if (tool !== lookup) return this.synthesis.walk.candidates(this, tool, index);
     // A lookup shows an entity not yet seen, preferably one the next write may act on.
     const write = this.nextWrite(index);
@@ -92,16 +92,16 @@ export class EntityWalk<D, E, S> implements Walk<D, E, S> {
     const suits = (e: E) => !write || this.prefers(write, e);
     const order = [...unseen.filter(suits), ...unseen, ...all.filter(suits), ...all];
     if (!order.length) throw new Unfit(tool, index, `user ${this.subject} has no ${kind}`);
-    return [{ [idArg]: this.id(order[0]) }];
+    return [{ [lookupArg ?? idArg]: this.id(order[0]) }];
   }
 
   /** Called with the call that succeeded, so the walk and the kit update their state and the scenario notes. */
   accept(index: number, args: ToolArgs, result: unknown): void {
     const tool = this.ctx.sequence[index];
-    const { lookup, idArg } = this.synthesis.entity;
+    const { lookup, idArg, lookupArg } = this.synthesis.entity;
     if (tool === lookup) {
-      this.looked.add(args[idArg]);
-      this.focus = args[idArg];
+      this.looked.add(args[lookupArg ?? idArg]);
+      this.focus = args[lookupArg ?? idArg];
     }
     const note = this.synthesis.walk.accept(this, tool, args, result);
     if (!note) return;

@@ -94,6 +94,63 @@ describe('instantiation and the validation pipeline (offline)', () => {
   });
 });
 
+describe('policy coherence and telecom (offline)', () => {
+  it('no gold write acts on an order its items modification closed: the walk avoids it, validation rejects it', async () => {
+    const d = await domain('retail');
+    const seq = [
+      'find_user_id_by_email',
+      'get_user_details',
+      'get_order_details',
+      'modify_pending_order_items',
+      'get_order_details',
+      'modify_pending_order_address',
+    ];
+    const made = instantiateSequence(d, seq, { seed: 0, id: 'p1' });
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    const [, , , items, , address] = made.task.evaluation_criteria!.actions!;
+    // "the agent will not be able to modify or cancel the order anymore": the address change goes to another order.
+    expect(address.arguments.order_id).not.toBe(items.arguments.order_id);
+    expect((await validateTask(d, made.task)).failed).toBeUndefined();
+    const closed = structuredClone(made.task);
+    closed.evaluation_criteria!.actions![5].arguments.order_id = items.arguments.order_id;
+    expect((await validateTask(d, closed)).failed).toEqual({
+      step: 'policy',
+      reason: `call 6 modify_pending_order_address acts on ${items.arguments.order_id} after modify_pending_order_items closed it: the policy allows no further change`,
+    });
+  });
+
+  it('telecom: the phone starts broken the way the fixes repair, the user makes their own fixes, assertions grade it', async () => {
+    const d = await domain('telecom');
+    const made = instantiateSequence(d, ['toggle_data', 'refuel_data'], { seed: 0, id: 't1' });
+    expect(made.ok).toBe(true);
+    if (!made.ok) return;
+    const { initial_state, evaluation_criteria } = made.task;
+    expect(initial_state?.initialization_actions?.map((a) => a.func_name)).toEqual([
+      'set_user_info',
+      'turn_data_off',
+      'set_data_usage',
+      'simulate_network_search',
+    ]);
+    expect(evaluation_criteria?.actions?.map((a) => [a.requestor, a.name])).toEqual([
+      ['user', 'toggle_data'],
+      ['assistant', 'refuel_data'],
+    ]);
+    expect(evaluation_criteria?.reward_basis).toContain('ENV_ASSERTION');
+    expect(evaluation_criteria?.env_assertions?.map((a: any) => a.func_name)).toEqual(
+      expect.arrayContaining(['assert_mobile_data_status', 'assert_data_refueling_amount']),
+    );
+    expect(await validateTask(d, made.task)).toMatchObject({
+      ok: true,
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+    });
+    // A change that fixes no prepared trouble is one a policy-following agent would not ask for.
+    const vpn = instantiateSequence(d, ['connect_vpn'], { seed: 0, maxRetries: 2 });
+    expect(vpn).toMatchObject({ ok: false });
+    if (!vpn.ok) expect(vpn.reason).toMatch(/connect_vpn \(call 1\): no prepared problem/);
+  });
+});
+
 describe('LLM scenario and rewrite (stub model)', () => {
   it('takes a usable JSON answer and keeps the gold calls; an unusable one yields null', async () => {
     const d = await domain('airline');

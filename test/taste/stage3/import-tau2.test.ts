@@ -12,7 +12,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe('importTau2', () => {
   it('turns the airline domain into a loadable tool-agent commission split by split_tasks.json', async () => {
     const out = path.join(tmp, 'airline');
-    const { written } = await importTau2(path.join(tau2Dir, 'airline'), out);
+    const { files: written } = await importTau2(path.join(tau2Dir, 'airline'), out);
     const c = await loadCommission(out);
     expect(c.config.family).toBe('tool-agent');
     expect(path.resolve(out, c.config.toolAgent!.domain)).toBe(path.join(tau2Dir, 'airline'));
@@ -47,8 +47,8 @@ describe('importTau2', () => {
     const r1 = await importTau2(path.join(tau2Dir, 'retail'), a, { tasks: ['0', '1', '2'] });
     await importTau2(path.join(tau2Dir, 'retail'), b, { tasks: ['0', '1', '2'] });
     const r2 = await importTau2(path.join(tau2Dir, 'retail'), a, { tasks: ['0', '1', '2'], overwrite: true });
-    expect(r2.written).toEqual(r1.written);
-    for (const f of r1.written) expect(readFileSync(path.join(b, f))).toEqual(readFileSync(path.join(a, f)));
+    expect(r2.files).toEqual(r1.files);
+    for (const f of r1.files) expect(readFileSync(path.join(b, f))).toEqual(readFileSync(path.join(a, f)));
     await expect(importTau2(path.join(tau2Dir, 'retail'), a)).rejects.toThrow(/not empty/);
     await loadCommission(a);
   });

@@ -6,7 +6,7 @@
  * (`json-equals` on `reward` = 1, so pass^k over trials is τ-bench's).
  */
 
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import {
   type EpisodeResult,
   llmUser,
   loadDomain,
+  parseTau2Json,
+  plainJson,
   replayGold,
   runEpisode,
   scriptedUser,
@@ -48,6 +50,8 @@ export interface EpisodeRecord {
     domain: string;
     user: 'scripted' | 'llm';
     oracleHints: boolean;
+    /** The semantics the domain's tools ran under (`toolAgent.semantics`). */
+    semantics: string;
     /** What the sandbox was given beyond the ordinary delivery/case/output mounts: the bridge and its socket. */
     bridge: {
       command: string;
@@ -68,9 +72,14 @@ function domainAt(dir: string): Promise<Tau2Domain> {
   return d;
 }
 
-/** The τ² task of a case (its whole truth.json), or why there is none. */
-export function taskOf(caseRef: Pick<CaseRef, 'truth'>): Tau2Task | string {
-  const t = caseRef.truth as Partial<Tau2Task> | null;
+/**
+ * The τ² task of a case (its whole truth.json, read as Python reads it, so a `2.0` stays a float), or why there is
+ * none.
+ */
+export function taskOf(caseRef: Pick<CaseRef, 'truth'> & Partial<Pick<CaseRef, 'dir'>>): Tau2Task | string {
+  const file = caseRef.dir ? path.join(caseRef.dir, 'truth.json') : undefined;
+  const exact = file && caseRef.truth && existsSync(file) ? parseTau2Json(readFileSync(file, 'utf8')) : null;
+  const t = (exact ?? caseRef.truth) as Partial<Tau2Task> | null;
   if (!t) return 'the case has no truth.json (a tool-agent case needs the τ² task there)';
   if (t.id === undefined || !t.user_scenario) return 'truth.json is not a τ² task (no id or user_scenario)';
   return { ...t, id: String(t.id) } as Tau2Task;
@@ -79,7 +88,11 @@ export function taskOf(caseRef: Pick<CaseRef, 'truth'>): Tau2Task | string {
 /** The start-message fields that leak the gold to the test oracle; only sent under `toolAgent.oracleHints`. */
 export function oracleHints(task: Tau2Task): Record<string, unknown> {
   return {
-    oracle_actions: (task.evaluation_criteria?.actions ?? []).map((a) => ({ name: a.name, arguments: a.arguments })),
+    oracle_actions: (task.evaluation_criteria?.actions ?? []).map((a) => ({
+      name: a.name,
+      arguments: a.arguments,
+      requestor: a.requestor ?? 'assistant',
+    })),
     oracle_communicate: task.evaluation_criteria?.communicate_info ?? [],
   };
 }
@@ -159,7 +172,7 @@ export async function runToolAgentTrial(input: CaseRunContext): Promise<CaseRun>
     return stop('infra-error', `τ² domain ${domainDir}: ${(err as Error).message}`);
   }
   if (ta.goldReplay === 'strict') {
-    const { refused } = replayGold(domain, task);
+    const { refused } = replayGold(domain, task, ta.semantics);
     if (refused.length) {
       const list = refused.map((r) => `${r.actionId} ${r.name}${r.write ? ' (write)' : ''}: ${r.error}`).join('; ');
       return stop(
@@ -222,6 +235,7 @@ export async function runToolAgentTrial(input: CaseRunContext): Promise<CaseRun>
       maxSteps: ta.maxSteps,
       maxErrors: ta.maxErrors,
       startExtras: hints ? oracleHints(task) : undefined,
+      semantics: ta.semantics,
     });
     // The bridge stops the agent within its grace after `end`; the sandbox's wall clock bounds the rest.
     const execution = await running;
@@ -238,6 +252,7 @@ export async function runToolAgentTrial(input: CaseRunContext): Promise<CaseRun>
         domain: domain.name,
         user: ta.user,
         oracleHints: hints,
+        semantics: ta.semantics,
         bridge: {
           command: bridge.command,
           mounts: (bridge.mounts ?? [])
@@ -249,14 +264,14 @@ export async function runToolAgentTrial(input: CaseRunContext): Promise<CaseRun>
     // The delivery may have left a symlink named episode.json in its output: replace it, never write through it.
     const episodeFile = path.join(spec.outputDir, EPISODE_FILE);
     rmSync(episodeFile, { force: true });
-    writeFileSync(episodeFile, `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx' });
+    writeFileSync(episodeFile, `${plainJson(record, 2)}\n`, { flag: 'wx' });
 
-    // A reward_basis component this evaluator cannot score (NL_ASSERTION needs a judge, ENV_ASSERTION the domain's
-    // assertion functions) leaves no honest reward: the product of the rest would overstate it.
+    // A reward_basis component this evaluator cannot score (NL_ASSERTION needs a judge) leaves no honest reward:
+    // the product of the rest would overstate it.
     if (episode.rewardDetail.unscored.length > 0)
       return stop(
         'unscored',
-        `reward_basis includes ${episode.rewardDetail.unscored.join(', ')}, which heldout cannot score here (no judge or domain assertions): no reward`,
+        `reward_basis includes ${episode.rewardDetail.unscored.join(', ')}, which needs a judge heldout does not have here: no reward`,
       );
     if (episode.info.termination === 'user_error') {
       return stop(

@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pyJsonDumps, pyJsonParse } from '../../src/domains/py/json.js';
+import { PyFloat, type PyValue } from '../../src/domains/py/values.js';
+import { Rng } from '../../src/taste/prng.js';
+import { tau2Dir } from './data.js';
+
+/** One call of a trajectory: its arguments as the JSON text an agent would send. */
+export interface TrajectoryCall {
+  name: string;
+  args: string;
+  requestor: 'assistant' | 'user';
+}
+
+export interface Trajectory {
+  label: string;
+  initialState: unknown;
+  calls: TrajectoryCall[];
+  /** τ²'s env_assertions to run at the end (telecom). */
+  assertions?: unknown[];
+}
+
+interface Action {
+  name: string;
+  arguments: Map<string, PyValue>;
+  requestor: 'assistant' | 'user';
+}
+
+interface TaskInfo {
+  id: string;
+  initialState: unknown;
+  actions: Action[];
+  assertions: unknown[] | null;
+}
+
+/** The τ-BV tasks of a domain as Python's json.load reads them (a `2.0` stays a float). */
+function tasksOf(domain: string): TaskInfo[] {
+  const text = readFileSync(path.join(tau2Dir, domain, 'tasks.json'), 'utf8');
+  const plain = JSON.parse(text) as any[];
+  const exact = pyJsonParse(text) as Map<string, PyValue>[];
+  return plain.map((t, k) => {
+    const criteria = exact[k].get('evaluation_criteria') as Map<string, PyValue> | null;
+    const actions = ((criteria?.get('actions') as Map<string, PyValue>[] | null) ?? []).map((a) => ({
+      name: a.get('name') as string,
+      arguments: (a.get('arguments') as Map<string, PyValue>) ?? new Map(),
+      requestor: (a.get('requestor') as 'assistant' | 'user') ?? 'assistant',
+    }));
+    return {
+      id: String(t.id),
+      initialState: t.initial_state ?? null,
+      actions,
+      assertions: t.evaluation_criteria?.env_assertions ?? null,
+    };
+  });
+}
+
+const text = (args: Map<string, PyValue>) => pyJsonDumps(args);
+
+/** Every task's gold actions as one trajectory (its env assertions at the end). */
+export function goldTrajectories(domain: string): Trajectory[] {
+  return tasksOf(domain).map((t) => ({
+    label: `gold ${t.id}`,
+    initialState: t.initialState,
+    calls: t.actions.map((a) => ({ name: a.name, args: text(a.arguments), requestor: a.requestor })),
+    assertions: t.assertions ?? undefined,
+  }));
+}
+
+interface ToolInfo {
+  name: string;
+  requestor: 'assistant' | 'user';
+  params: string[];
+}
+
+function toolsOf(domain: string): ToolInfo[] {
+  const raw = JSON.parse(readFileSync(path.join(tau2Dir, domain, 'tools.json'), 'utf8')) as any[];
+  return raw.map((t) => ({
+    name: t.name,
+    requestor: t.requestor === 'user' ? 'user' : 'assistant',
+    params: Object.keys(t.parameters?.properties ?? {}),
+  }));
+}
+
+const EXTRA_KEYS = ['product_id', 'user_id', 'notes', 'reason', 'id', 'order_id', 'confirm', 'amount'];
+
+/**
+ * Agent-like mistakes on one value: ids in another case or padded with spaces, numbers as floats or strings,
+ * strings for numbers, a list reordered or cut, a nonexistent id, the wrong kind of value.
+ */
+function perturbValue(v: PyValue, rng: Rng, depth = 0): PyValue {
+  const pick = <T>(xs: T[]) => xs[rng.int(xs.length)];
+  if (typeof v === 'string') {
+    const numeric = /^-?\d+(\.\d+)?$/.test(v.trim());
+    return pick<() => PyValue>([
+      () => v.toLowerCase(),
+      () => v.toUpperCase(),
+      () => ` ${v}`,
+      () => `${v} `,
+      () => (v.length > 1 ? v.slice(0, -1) + (v.at(-1) === 'X' ? 'Y' : 'X') : `${v}0`),
+      () => v.replace(/[_#-]/, ''),
+      () => (numeric ? (v.includes('.') ? new PyFloat(Number(v)) : Number.parseInt(v, 10)) : `${v}1`),
+      () => [v],
+      () => null,
+      () => '',
+      () => v.charAt(0).toUpperCase() + v.slice(1).toLowerCase(),
+    ])();
+  }
+  if (typeof v === 'number') {
+    return pick<() => PyValue>([
+      () => new PyFloat(v),
+      () => String(v),
+      () => `${v}.0`,
+      () => ` ${v} `,
+      () => new PyFloat(v + 0.5),
+      () => v + 1,
+      () => -v,
+      () => true,
+      () => null,
+      () => [v],
+    ])();
+  }
+  if (v instanceof PyFloat) {
+    return pick<() => PyValue>([
+      () => Math.trunc(v.v),
+      () => String(v.v),
+      () => new PyFloat(v.v + 0.25),
+      () => new PyFloat(-v.v),
+      () => `${v.v}`,
+    ])();
+  }
+  if (typeof v === 'boolean') return pick<PyValue>([!v, String(v), v ? 1 : 0, null]);
+  if (v === null) return pick<PyValue>(['', 0, []]);
+  if (Array.isArray(v)) {
+    if (depth > 1 || v.length === 0) return pick<PyValue>([[], null, 'x']);
+    return pick<() => PyValue>([
+      () => rng.shuffle(v),
+      () => [...v].reverse(),
+      () => v.slice(1),
+      () => [...v, v[0]],
+      () => [],
+      () => v.map((x, k) => (k === rng.int(v.length) ? perturbValue(x, rng, depth + 1) : x)),
+      () => (typeof v[0] === 'string' ? v.join(',') : v[0]),
+      () => v.map((x) => perturbValue(x, rng, depth + 1)),
+    ])();
+  }
+  if (v instanceof Map) return perturbArgs(v, rng, depth + 1);
+  return v;
+}
+
+/** One or two mistakes in a call's arguments: a key dropped or added, a value perturbed (at any depth). */
+export function perturbArgs(args: Map<string, PyValue>, rng: Rng, depth = 0): Map<string, PyValue> {
+  const out = new Map(args);
+  const n = 1 + rng.int(2);
+  for (let k = 0; k < n; k++) {
+    const keys = [...out.keys()];
+    const r = rng.int(10);
+    if (r === 0 && keys.length) out.delete(keys[rng.int(keys.length)]);
+    else if (r === 1) out.set(EXTRA_KEYS[rng.int(EXTRA_KEYS.length)], keys.length ? (out.get(keys[0]) ?? 1) : 1);
+    else if (keys.length) {
+      const key = keys[rng.int(keys.length)];
+      out.set(key, perturbValue(out.get(key) as PyValue, rng, depth));
+    }
+  }
+  return out;
+}
+
+/**
+ * `n` agent-like trajectories (seeded): each starts from a task's initial state and mixes that task's gold calls,
+ * other tasks' gold calls, lookups of entities the gold names, and unknown or mistyped tools, a third of them
+ * perturbed as agents get arguments wrong.
+ */
+export function agentLikeTrajectories(domain: string, n: number, seed: number | string): Trajectory[] {
+  const tasks = tasksOf(domain);
+  const tools = toolsOf(domain);
+  const withActions = tasks.filter((t) => t.actions.length > 0);
+  // Values the gold names, by argument name: the entities an agent looks up.
+  const pool = new Map<string, PyValue[]>();
+  for (const t of tasks)
+    for (const a of t.actions) for (const [k, v] of a.arguments) pool.set(k, [...(pool.get(k) ?? []), v]);
+  const rng = new Rng(`${seed}:parity:${domain}`);
+  const out: Trajectory[] = [];
+  for (let i = 0; i < n; i++) {
+    const base = tasks[rng.int(tasks.length)];
+    const length = 2 + rng.int(10);
+    const calls: TrajectoryCall[] = [];
+    let next = 0;
+    for (let k = 0; k < length; k++) {
+      const r = rng.int(20);
+      let call: Action;
+      if (r < 8 && next < base.actions.length) call = base.actions[next++];
+      else if (r < 13) {
+        const other = withActions[rng.int(withActions.length)];
+        call = other.actions[rng.int(other.actions.length)];
+      } else if (r < 19) {
+        const tool = tools[rng.int(tools.length)];
+        const args = new Map<string, PyValue>();
+        for (const p of tool.params) {
+          const values = pool.get(p);
+          if (values?.length) args.set(p, values[rng.int(values.length)]);
+        }
+        call = { name: tool.name, arguments: args, requestor: tool.requestor };
+      } else {
+        const t = tools[rng.int(tools.length)];
+        call = {
+          name: rng.int(2) ? `${t.name}s` : 'get_weather',
+          arguments: new Map([['q', 'x']]),
+          requestor: t.requestor,
+        };
+      }
+      let args = call.arguments;
+      if (rng.int(3) === 0) args = perturbArgs(args, rng);
+      const requestor = rng.int(25) === 0 ? (call.requestor === 'user' ? 'assistant' : 'user') : call.requestor;
+      calls.push({ name: call.name, args: text(args), requestor });
+    }
+    out.push({
+      label: `agent-like ${i} (task ${base.id})`,
+      initialState: base.initialState,
+      calls,
+      assertions: base.assertions ?? undefined,
+    });
+  }
+  return out;
+}
