@@ -10,9 +10,10 @@ import { type Dirent, existsSync, lstatSync, readdirSync, readFileSync, writeFil
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startStubServer } from '../../fixtures/stub-openai/server.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import {
   canary,
   cleanEnv,
@@ -28,8 +29,7 @@ import {
   testRunId,
 } from './helpers.js';
 
-vi.setConfig({ testTimeout: 1_800_000, hookTimeout: 120_000 });
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 /** One row of the README's fault table: a delivery and the classification each of its cases must get. */
 interface Row {
@@ -183,7 +183,7 @@ describe.each([
     await run.exited;
     log = run.log();
     summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
-  }, 1_800_000);
+  });
   afterEach(() => stopStarted());
   afterAll(async () => {
     await stub?.close();

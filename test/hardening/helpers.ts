@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse, stringify } from 'yaml';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 export const REPO = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(REPO, 'dist/cli/bin.js');
@@ -137,7 +138,7 @@ export async function stopStarted(): Promise<void> {
 }
 
 /** Polls `check` until it holds; the deadline only bounds a hang (the machine may be busy), it is no timing. */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = 120_000): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, ms = WAIT_MS): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);

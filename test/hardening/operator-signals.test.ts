@@ -10,8 +10,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import {
   alive,
   BIN,
@@ -32,14 +33,11 @@ import {
 } from './helpers.js';
 
 const execFileP = promisify(execFile);
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const BACKENDS = [
   { name: 'docker' as const, skip: engine ? null : 'no docker engine answers' },
   { name: 'process' as const, skip: null },
 ];
-
-// Each test runs heldout end to end, some of them three times over: the bound only stops a hang on a busy machine.
-vi.setConfig({ testTimeout: 900_000 });
 
 describe.each(BACKENDS)('operator signals to the heldout process ($name backend)', ({ name: backend, skip }) => {
   const tmp = scratchDir(`signals-${backend}`);

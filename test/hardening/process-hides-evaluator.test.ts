@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { createProcessBackend, processCapabilities } from '../../src/sandbox/index.js';
 import {
   BIN,
@@ -21,7 +21,6 @@ import {
   testRunId,
 } from './helpers.js';
 
-vi.setConfig({ testTimeout: 600_000 });
 const caps = await processCapabilities();
 
 describe('the process backend hides the evaluator from the delivery', () => {

@@ -5,8 +5,9 @@
  */
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import { engineAnswers } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import {
   BIN,
   cleanEnv,
@@ -19,8 +20,7 @@ import {
   waitFor,
 } from './helpers.js';
 
-vi.setConfig({ testTimeout: 600_000 });
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 
 describe.each([
   { backend: 'docker', skip: engine ? null : 'no docker engine answers' },

@@ -15,9 +15,10 @@ import {
   processBackend,
   type SandboxBackend,
 } from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { execFileP, LIMITS, makeCase, REPO, spec } from './helpers.js';
 
-const engine = await engineAnswers(3000);
+const engine = await engineAnswers(WAIT_MS);
 const BUDGET = 1024 * 1024;
 
 /** What a directory holds: bytes of its files, entries of every kind, and the deepest entry's depth. */
