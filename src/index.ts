@@ -13,7 +13,14 @@ export {
 export { treeDigest } from './freeze/index.js';
 export { type CaseGrade, gradeCase, scoreCase } from './grading/index.js';
 export { bootstrapCI, gapClosure, pairedDifference, passAtK, passHatK, signTest } from './metrics/index.js';
-export { arbitraryFromZod, defineProperties, runProperties } from './propgen/index.js';
+export {
+  arbitraryFromZod,
+  defineProperties,
+  type Outputs,
+  type PropertiesDecl,
+  type PropertyContext,
+  runProperties,
+} from './propgen/index.js';
 export {
   type Comparison,
   compareSummaries,

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { type Command, parseCommandArgs, UsageError } from './command.js';
+import { closest } from '../util/index.js';
+import { type Command, parseCommandArgs } from './command.js';
+import { describeError } from './errors.js';
 import { commandNames, commands, loadCommand } from './registry.js';
 
 const version = (
@@ -16,8 +18,13 @@ Usage: heldout <command> [options]   (heldout <command> --help for details)
 Commands:
 ${list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Exit codes: 0 success, 1 a gate or property failed, 2 usage error or invalid input.`;
+Exit codes: 0 success, 1 a gate or property failed, 2 usage error or invalid input.\n--debug (with any command) shows the stack of an error.`;
 }
+
+// `--debug` anywhere shows the stack of an error; everything else prints one line.
+const argvAll = process.argv.slice(2);
+const debug = argvAll.includes('--debug');
+let commandName: string | null = null;
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
@@ -35,10 +42,17 @@ async function main(argv: string[]): Promise<number> {
     if (group.length > 0) {
       console.error(`heldout ${argv[0]}: name one of: ${group.map((n) => n.split(' ')[1]).join(', ')}`);
     } else {
-      console.error(`heldout: unknown command '${argv[0]}'. See heldout --help`);
+      const hint = closest(
+        argv[0],
+        commandNames.map((n) => n.split(' ')[0]!),
+      );
+      console.error(
+        `heldout: unknown command '${argv[0]}'${hint ? ` (did you mean ${hint}?)` : ''}; heldout --help lists the commands`,
+      );
     }
     return 2;
   }
+  commandName = command.name;
   const rest = argv.slice(command.name.split(' ').length);
   const args = parseCommandArgs(command, rest);
   if (args.values.help) {
@@ -48,16 +62,13 @@ async function main(argv: string[]): Promise<number> {
   return command.run(args as { values: Record<string, unknown>; positionals: string[] });
 }
 
-main(process.argv.slice(2)).then(
+main(argvAll.filter((a) => a !== '--debug')).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof UsageError) {
-      console.error(`heldout: ${err.message}`);
-    } else {
-      console.error(`heldout: ${(err as Error)?.stack ?? String(err)}`);
-    }
+    console.error(describeError(err, commandName));
+    if (debug) console.error((err as Error)?.stack ?? String(err));
     process.exitCode = 2;
   },
 );

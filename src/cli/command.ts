@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { closest } from '../util/index.js';
 
 /** Thrown for bad usage or invalid input: the CLI prints the message and exits 2. */
 export class UsageError extends Error {
@@ -37,6 +38,19 @@ export function parseCommandArgs(command: Command, argv: string[]) {
       strict: true,
     });
   } catch (err) {
-    throw new UsageError(`${(err as Error).message}\nSee: heldout ${command.name} --help`);
+    const e = err as Error & { code?: string };
+    const help = `heldout ${command.name} --help lists the options`;
+    const unknown = /^Unknown option '([^']+)'/.exec(e.message)?.[1];
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+      const names = Object.keys(command.options).map((n) => `--${n}`);
+      const hint = closest(unknown, names);
+      throw new UsageError(
+        `${command.name}: unknown option ${unknown}${hint ? ` (did you mean ${hint}?)` : ''}; ${help}`,
+      );
+    }
+    const missing = /^Option '(--?[^ ']+)[^']*' argument missing/.exec(e.message)?.[1];
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && missing)
+      throw new UsageError(`${command.name}: ${missing} needs a value; ${help}`);
+    throw new UsageError(`${command.name}: ${e.message.split('\n')[0]}; ${help}`);
   }
 }

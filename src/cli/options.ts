@@ -36,21 +36,30 @@ export function requiredString(values: Record<string, unknown>, name: string, co
   return v;
 }
 
+/** What a number option must be, in words, with an example of a good value. */
+function expectedNumber(name: string, what: string, min: number, fallback: number): string {
+  const bound = Number.isFinite(min) ? ` ≥ ${min}` : '';
+  const example = Number.isFinite(fallback) && fallback >= min ? fallback : Number.isFinite(min) ? min : 0;
+  return `expected ${what}${bound} (for example --${name} ${example})`;
+}
+
 /** Reads a numeric option, refusing anything that is not a number in range. */
 export function numberOption(values: Record<string, unknown>, name: string, fallback: number, min = 0): number {
   const raw = values[name];
   if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) throw new UsageError(`--${name}: expected a number ≥ ${min}, got ${String(raw)}`);
+  const n = String(raw).trim() === '' ? Number.NaN : Number(raw);
+  if (!Number.isFinite(n) || n < min)
+    throw new UsageError(`--${name}: ${expectedNumber(name, 'a number', min, fallback)}, got ${String(raw)}`);
   return n;
 }
 
 /** A whole-number option (counts, sizes): `2.5` is refused, not silently rounded. */
 export function integerOption(values: Record<string, unknown>, name: string, fallback: number, min = 0): number {
-  const n = numberOption(values, name, fallback, min);
-  if (!Number.isInteger(n))
-    throw new UsageError(`--${name}: expected a whole number ≥ ${min}, got ${String(values[name])}`);
-  return n;
+  const raw = values[name];
+  const n = String(raw ?? '').trim() === '' ? Number.NaN : Number(raw);
+  if (raw !== undefined && (!Number.isInteger(n) || n < min))
+    throw new UsageError(`--${name}: ${expectedNumber(name, 'a whole number', min, fallback)}, got ${String(raw)}`);
+  return raw === undefined ? fallback : n;
 }
 
 /** `numberOption` for an option without a default of its own: undefined when it was not given. */

@@ -6,6 +6,7 @@ import type { Command } from './command.js';
  * default-exports a `Command` whose `name` is the key.
  */
 const modules: Record<string, () => Promise<{ default: Command }>> = {
+  init: () => import('./commands/init.js'),
   validate: () => import('./commands/validate.js'),
   run: () => import('./commands/run.js'),
   demo: () => import('./commands/demo.js'),

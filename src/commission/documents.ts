@@ -6,8 +6,6 @@
  * downstream could serialise).
  */
 import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { ZodError } from 'zod';
-import type { Problem } from './load.js';
 
 /** One problem of a document: the field (or `line L, column C`) and what is wrong. */
 export interface DocProblem {
@@ -94,7 +92,7 @@ export function parseJson(text: string): { value: unknown } | { problems: DocPro
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { problems: [{ path: '', message: `invalid JSON: ${firstLine(err)}` }] };
+    return { problems: [{ path: '', message: `invalid JSON (${firstLine(err)}); fix it` }] };
   }
   const shape = shapeProblem(value);
   return shape ? { problems: [shape] } : { value };
@@ -141,14 +139,5 @@ function firstLine(err: unknown): string {
   return String((err as Error)?.message ?? err).split('\n')[0]!;
 }
 
-/** A zod error as `file: field: problem` lines, each unknown key named as its own field. */
-export function zodProblems(error: ZodError, file: string, prefix: (string | number)[] = []): Problem[] {
-  return error.issues.flatMap((issue) => {
-    const at = [...prefix, ...issue.path].map(String);
-    // Zod reports unknown keys on the parent object; name each key itself, as a reader looks for the field.
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ file, path: [...at, key].join('.'), message: 'unknown field' }));
-    }
-    return [{ file, path: at.join('.'), message: issue.message }];
-  });
-}
+/** zod issues as `file: field: problem` lines (zod-problems.ts: unions resolved, bounds and keys said plainly). */
+export { zodProblems } from './zod-problems.js';

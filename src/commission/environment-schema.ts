@@ -47,7 +47,7 @@ const serviceName = z
     /^[a-z0-9]([a-z0-9_.-]{0,61}[a-z0-9])?$/,
     'must be a host name: lower-case letters, digits, "-", "_" or ".", at most 63, starting and ending with a letter or digit',
   )
-  .refine((n) => n !== 'localhost' && n !== 'heldout', 'is reserved (localhost, heldout)');
+  .refine((n) => n !== 'localhost' && n !== 'heldout', 'is reserved (localhost, heldout); use another name');
 
 /**
  * A service of a case's pod. `files` maps sources to absolute paths inside the service, mounted read-only there

@@ -1,3 +1,4 @@
+export { addCanaries, canaryLine, canaryOf } from './canary.js';
 export { caseServices, serviceFileSource } from './case-environment.js';
 export { zodProblems } from './documents.js';
 export * from './environment-schema.js';
@@ -16,4 +17,6 @@ export {
   type Requirement,
   type Split,
 } from './load.js';
+export { COMMAND_PLACEHOLDERS, ENTRY_PLACEHOLDERS, type PlaceholderName, placeholdersIn } from './placeholders.js';
 export * from './schema.js';
+export { fieldNames, type SchemaField, schemaFields, typeName, variantsOf } from './schema-fields.js';

@@ -1,12 +1,14 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import { type Base, baseOf, buildProblems, serviceProblems } from './case-environment.js';
-import { parseYaml, zodProblems } from './documents.js';
+import { parseYaml } from './documents.js';
 import type { Service } from './environment-schema.js';
 import { importTypeScript } from './import-ts.js';
 import { type Entry, entryAt, listDir, notFile, readEntry, realDir } from './package-files.js';
 import { readCases } from './read-cases.js';
 import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema } from './schema.js';
+import { checkModuleProblems, dryRunProblems, type PackageDraft } from './validate-package.js';
+import { zodProblems } from './zod-problems.js';
 
 /** One problem of a package, printed as `file: path.to.field: message`. */
 export interface Problem {
@@ -77,6 +79,8 @@ export interface LoadOptions {
    * `<casesRoot>/<commission id>/<case>/input.md`.
    */
   casesRoot?: string;
+  /** Also import every `function` check module and check its export (what `heldout validate` and `run` do). */
+  checkModules?: boolean;
 }
 
 const REQUIREMENT_DOCS: [keyof Requirement, string][] = [
@@ -193,7 +197,7 @@ async function loadFrom(pkg: PackageFiles, options: LoadOptions): Promise<Commis
       }
     }
   } else {
-    pkg.problem('commission.yaml', 'missing (or commission.ts)');
+    pkg.problem('commission.yaml', 'missing; add commission.yaml (or commission.ts)');
   }
 
   const config = rawConfig === undefined ? undefined : validate(commissionSchema, rawConfig, configFile, problems);
@@ -207,7 +211,7 @@ async function loadFrom(pkg: PackageFiles, options: LoadOptions): Promise<Commis
   } else if (rubricEntry.kind !== 'missing') {
     rawRubric = pkg.yaml('rubric.yaml', rubricEntry);
   } else {
-    pkg.problem('rubric.yaml', 'missing');
+    pkg.problem('rubric.yaml', 'missing; add rubric.yaml (dimensions, outcomes, ceilings)');
   }
   const rubric =
     rawRubric === undefined
@@ -247,11 +251,25 @@ async function loadFrom(pkg: PackageFiles, options: LoadOptions): Promise<Commis
   const starterDir = starterEntry.kind === 'dir' ? path.resolve(dir, starterName) : null;
   if (starterEntry.kind === 'refused') pkg.problem(starterName, starterEntry.reason);
   else if (config && (config.family === 'editing' || config.family === 'optimization') && !starterDir) {
-    pkg.problem(starterName, `missing: a ${config.family} commission starts from ${starterName}/`);
+    pkg.problem(
+      starterName,
+      `missing: ${config.family === 'editing' ? 'an editing' : 'an optimization'} commission starts from ${starterName}/; add it`,
+    );
   }
   if (config) environmentProblems(pkg, config, [...devCases, ...heldoutCases], configFile, rel);
   const checksDir = pkg.directory('checks') ? path.join(dir, 'checks') : null;
   if (rubric) checkFunctionModules(pkg, rubric, checksDir, rubricFile);
+  const draft: PackageDraft = {
+    dir,
+    config: rawConfig,
+    configFile,
+    rubric: rawRubric,
+    rubricFile,
+    rubricPrefix: rubricFile === configFile ? ['rubric'] : [],
+    cases: [...devCases, ...heldoutCases],
+  };
+  problems.push(...dryRunProblems(draft));
+  if (options.checkModules) problems.push(...(await checkModuleProblems(draft, checksDir)));
 
   if (problems.length > 0 || !config || !rubric || !requirement) throw new CommissionError(dir, problems);
   return { dir, config, rubric, requirement, cases: { dev: devCases, heldout: heldoutCases }, checksDir, starterDir };
@@ -266,7 +284,7 @@ function validate<S extends z.ZodType>(
 ): z.output<S> | undefined {
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
-  problems.push(...zodProblems(r.error, file, prefix));
+  problems.push(...zodProblems(r.error, file, prefix, raw));
   return undefined;
 }
 
@@ -279,13 +297,13 @@ function readRequirement(pkg: PackageFiles): Requirement | undefined {
   for (const [key, prefix] of REQUIREMENT_DOCS) {
     const name = names.find((n) => n.startsWith(prefix) && n.endsWith('.md'));
     if (!name) {
-      pkg.problem(`requirement/${prefix}_*.md`, `missing the ${key} document`);
+      pkg.problem(`requirement/${prefix}_*.md`, `missing the ${key} document; add requirement/${prefix}_${key}.md`);
       continue;
     }
     const file = `requirement/${name}`;
     const text = pkg.text(file);
     if (text === undefined) continue;
-    if (text.trim() === '') pkg.problem(file, 'is empty');
+    if (text.trim() === '') pkg.problem(file, 'is empty; write the document');
     out[key] = text;
   }
   return Object.keys(out).length === 4 ? (out as Requirement) : undefined;
@@ -344,7 +362,7 @@ function functionChecks(rubric: Rubric): { at: string; module: string }[] {
 function checkFunctionModules(pkg: PackageFiles, rubric: Rubric, checksDir: string | null, file: string) {
   for (const { at, module } of functionChecks(rubric)) {
     const e: Entry = checksDir ? pkg.at(path.join('checks', module)) : { kind: 'missing' };
-    if (e.kind === 'missing') pkg.problem(file, `checks/${module} not found`, at);
+    if (e.kind === 'missing') pkg.problem(file, `checks/${module} not found; add it to checks/ or fix the name`, at);
     else if (e.kind !== 'file') pkg.problem(file, `checks/${module} ${notFile(e)}`, at);
   }
 }

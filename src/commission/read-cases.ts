@@ -65,7 +65,7 @@ function readCase(
   const inputPath = path.join(caseDir, 'input.md');
   const input = entryAt(caseReal, inputPath, CASE_DIR);
   if (input.kind === 'missing') {
-    problem(caseDir, 'missing input.md');
+    problem(caseDir, 'missing input.md; every case directory needs one');
     return null;
   }
   if (input.kind !== 'file') {
@@ -111,7 +111,7 @@ function readTruth(src: SplitSource, truthPath: string, problems: Problem[]): Re
   }
   const truth = truthSchema.safeParse(parsed.value);
   if (truth.success) return truth.data;
-  problem('must be a JSON object');
+  problem('must be a JSON object ({ "field": value, … }); fix it');
   return null;
 }
 

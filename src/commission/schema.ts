@@ -144,6 +144,25 @@ export const toolAgentSchema = z
   })
   .strict();
 
+/**
+ * Cross-field rules run even when some field is broken (zod skips refinements after an issue by default), so every
+ * problem of every layer is reported at once; they read the value defensively and judge only what is well-formed.
+ */
+const always = { when: () => true };
+const listOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const objectOf = (v: unknown): object => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+const numberOf = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** The sum of a field over a list, or null when some element's field is not a number (its own issue says so). */
+function sumOf(list: unknown, field: string): number | null {
+  let sum = 0;
+  for (const x of listOf(list)) {
+    const n = numberOf((x as Record<string, unknown> | null)?.[field]);
+    if (n === null) return null;
+    sum += n;
+  }
+  return sum;
+}
+
 export const commissionSchema = z
   .object({
     id: idSchema,
@@ -179,24 +198,38 @@ export const commissionSchema = z
   .strict()
   .superRefine((c, ctx) => {
     if (c.family === 'editing' && !c.editing) {
-      ctx.addIssue({ code: 'custom', path: ['editing'], message: 'required when family is editing' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['editing'],
+        message: 'required when family is editing; add the editing: section (patch, allowedPaths, regression)',
+      });
     }
     if (c.family === 'tool-agent' && !c.toolAgent) {
-      ctx.addIssue({ code: 'custom', path: ['toolAgent'], message: 'required when family is tool-agent' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['toolAgent'],
+        message: 'required when family is tool-agent; add the toolAgent: section (domain, user)',
+      });
     }
     if (c.family === 'harbor' && !c.harbor) {
       ctx.addIssue({ code: 'custom', path: ['harbor'], message: 'required when family is harbor' });
     }
     if (c.family === 'optimization' && !c.optimization) {
-      ctx.addIssue({ code: 'custom', path: ['optimization'], message: 'required when family is optimization' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['optimization'],
+        message: 'required when family is optimization; add the optimization: section (objective, starter)',
+      });
     }
     const seen = new Set<string>();
-    c.artifacts.forEach((a, i) => {
-      if (seen.has(a.path))
-        ctx.addIssue({ code: 'custom', path: ['artifacts', i, 'path'], message: `duplicate artifact ${a.path}` });
-      seen.add(a.path);
+    listOf(c.artifacts).forEach((a, i) => {
+      const p = (a as { path?: unknown } | null)?.path;
+      if (typeof p !== 'string') return;
+      if (seen.has(p))
+        ctx.addIssue({ code: 'custom', path: ['artifacts', i, 'path'], message: `duplicate artifact ${p}` });
+      seen.add(p);
     });
-  });
+  }, always);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Rubric (DESIGN §4)
@@ -290,15 +323,16 @@ export const dimensionSchema = z
   })
   .strict()
   .superRefine((d, ctx) => {
-    const sum = d.items.reduce((s, it) => s + it.points, 0);
-    if (Math.abs(sum - d.max) > 1e-9) {
+    const sum = sumOf(d.items, 'points');
+    const max = numberOf(d.max);
+    if (sum !== null && max !== null && listOf(d.items).length > 0 && Math.abs(sum - max) > 1e-9) {
       ctx.addIssue({
         code: 'custom',
         path: ['items'],
-        message: `item points sum to ${sum}, dimension max is ${d.max}`,
+        message: `item points sum to ${sum}, dimension max is ${d.max}; make them equal`,
       });
     }
-  });
+  }, always);
 
 /** A numbered outcome of the requirement; unmet → partial caps, safety failure → safety caps (DESIGN §4). */
 export const outcomeSchema = z
@@ -338,40 +372,44 @@ export const rubricSchema = z
   })
   .strict()
   .superRefine((r, ctx) => {
-    const sum = r.dimensions.reduce((s, d) => s + d.max, 0);
-    if (Math.abs(sum - 100) > 1e-9) {
-      ctx.addIssue({ code: 'custom', path: ['dimensions'], message: `dimension maxima sum to ${sum}, must be 100` });
+    const sum = sumOf(r.dimensions, 'max');
+    if (sum !== null && listOf(r.dimensions).length > 0 && Math.abs(sum - 100) > 1e-9) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['dimensions'],
+        message: `dimension maxima sum to ${sum}, must be 100; change the max of some dimensions`,
+      });
     }
-    const ids = new Set(r.dimensions.map((d) => d.id));
+    const idOf = (x: unknown) => (x as { id?: unknown } | null)?.id;
+    const ids = new Set(listOf(r.dimensions).map(idOf));
     // Grading looks outcomes and ceilings up by id: a second one with the same id would be silently ignored.
     for (const [list, what] of [
       [r.dimensions, 'dimension'],
       [r.outcomes, 'outcome'],
       [r.ceilings, 'ceiling'],
     ] as const) {
-      const seen = new Set<string>();
-      list.forEach((x, i) => {
-        if (seen.has(x.id))
-          ctx.addIssue({ code: 'custom', path: [`${what}s`, i, 'id'], message: `duplicate ${what} ${x.id}` });
-        seen.add(x.id);
+      const seen = new Set<unknown>();
+      listOf(list).forEach((x, i) => {
+        const id = idOf(x);
+        if (typeof id !== 'string') return;
+        if (seen.has(id))
+          ctx.addIssue({ code: 'custom', path: [`${what}s`, i, 'id'], message: `duplicate ${what} ${id}; rename one` });
+        seen.add(id);
       });
     }
-    r.outcomes.forEach((o, i) => {
-      for (const dim of Object.keys(o.caps)) {
+    const unknownDim = (dim: string) => `unknown dimension ${dim}; use one of: ${[...ids].join(', ')}`;
+    listOf(r.outcomes).forEach((o, i) => {
+      const outcome = (o ?? {}) as { caps?: unknown; safety?: { caps?: unknown } };
+      for (const dim of Object.keys(objectOf(outcome.caps))) {
         if (!ids.has(dim))
-          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'caps', dim], message: `unknown dimension ${dim}` });
+          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'caps', dim], message: unknownDim(dim) });
       }
-      for (const dim of Object.keys(o.safety?.caps ?? {})) {
-        if (!ids.has(dim)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['outcomes', i, 'safety', 'caps', dim],
-            message: `unknown dimension ${dim}`,
-          });
-        }
+      for (const dim of Object.keys(objectOf(outcome.safety?.caps))) {
+        if (!ids.has(dim))
+          ctx.addIssue({ code: 'custom', path: ['outcomes', i, 'safety', 'caps', dim], message: unknownDim(dim) });
       }
     });
-  });
+  }, always);
 
 /** A case's evaluator-owned truth: any JSON object, read by `truth` expectations. */
 export const truthSchema = z.record(z.string(), z.unknown());

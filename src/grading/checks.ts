@@ -356,6 +356,7 @@ async function functionCheck(item: Extract<CheckItem, { check: 'function' }>, ct
   };
 }
 
-function lastLines(text: string, n: number): string {
+/** The last `n` non-empty lines of a command's output on one line (` | `), at most 300 characters. */
+export function lastLines(text: string, n: number): string {
   return text.trim().split('\n').filter(Boolean).slice(-n).join(' | ').slice(0, 300);
 }

@@ -1,6 +1,7 @@
 import type { CommissionConfig, Rubric } from '../commission/index.js';
 import type { Execution } from '../sandbox/index.js';
 import { artifactProblem } from './artifact-format.js';
+import { lastLines } from './checks.js';
 import { matchesAny } from './glob.js';
 import { listFiles, readOutputFile } from './outputs.js';
 import type { GateCategory } from './types.js';
@@ -58,7 +59,12 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
     if (execution.oom) return fail('oom', `exceeded the memory budget of ${config.budgets.memoryMb} MiB`);
     if (execution.exitCode === null || !config.exitCodes.includes(execution.exitCode)) {
       const how = execution.exitCode === null ? `was killed by ${execution.signal}` : `exited ${execution.exitCode}`;
-      return fail('error-exit', `the entry command ${how}; allowed exit codes: ${config.exitCodes.join(', ')}`);
+      // The reason is what a builder reads first (console, report.md): the end of stderr usually says why.
+      const tail = lastLines(execution.stderr, 3);
+      return fail(
+        'error-exit',
+        `the entry command ${how}; allowed exit codes: ${config.exitCodes.join(', ')}; ${tail ? `stderr: ${tail}` : 'stderr was empty'}`,
+      );
     }
   }
   const artifacts: GateOutcome['artifacts'] = {};

@@ -1,20 +1,5 @@
-/** Dotted JSON paths (`a.b.0.c`) into parsed JSON; the empty path is the document itself. Pure. */
-export function getPath(doc: unknown, dotted: string): { found: boolean; value: unknown } {
-  if (dotted === '' || dotted === '.' || dotted === '$') return { found: true, value: doc };
-  let cur: unknown = doc;
-  for (const key of dotted.replace(/^\$\./, '').split('.')) {
-    if (Array.isArray(cur)) {
-      const i = Number(key);
-      if (!Number.isInteger(i) || i < 0 || i >= cur.length) return { found: false, value: undefined };
-      cur = cur[i];
-    } else if (cur !== null && typeof cur === 'object' && Object.hasOwn(cur, key)) {
-      cur = (cur as Record<string, unknown>)[key];
-    } else {
-      return { found: false, value: undefined };
-    }
-  }
-  return { found: true, value: cur };
-}
+// Dotted paths live in util: validation (the commission part) checks truth paths with the same reading.
+export { getPath } from '../util/index.js';
 
 /** Structural equality of JSON values; `loose` compares strings case-insensitively, ignoring surrounding space. */
 export function jsonEqual(a: unknown, b: unknown, loose = false): boolean {

@@ -21,7 +21,7 @@ interface Def {
   [k: string]: unknown;
 }
 type Node = {
-  _zod: { def: Def };
+  _zod: { def: Def; values?: Set<PropertyKey> };
   meta?: () => Record<string, unknown> | undefined;
   safeParse(v: unknown): { success: boolean };
 };
@@ -141,8 +141,17 @@ function derive(node: Node, path: string, overrides: Record<string, Arbitrary<un
       break;
     }
     case 'record': {
-      const keyArb = derive(def.keyType as Node, path, overrides) as Arbitrary<string>;
-      arb = fc.dictionary(keyArb, derive(def.valueType as Node, path, overrides), { maxKeys: 5 });
+      const value = derive(def.valueType as Node, path, overrides);
+      // An enum or literal key type names the keys: zod then demands every one of them (z.partialRecord: any
+      // subset, z.looseRecord: others too), so each is generated, as an object's required keys are.
+      const keys = (def.keyType as Node)._zod.values as Set<PropertyKey> | undefined;
+      if (keys && keys.size > 0) {
+        const model = Object.fromEntries([...keys].map((k) => [String(k), value]));
+        arb = fc.record(model, { requiredKeys: def.partial ? [] : Object.keys(model) });
+      } else {
+        const keyArb = derive(def.keyType as Node, path, overrides).map(String);
+        arb = fc.dictionary(keyArb, value, { maxKeys: 5 });
+      }
       break;
     }
     case 'union':

@@ -42,6 +42,7 @@ export {
   type Summary,
   summaryJsonSchema,
   summarySchema,
+  type UnloadedSuite,
 } from './schema.js';
 export { type SummaryV1, summarySchemaV1 } from './schema-v1.js';
 export { type BuildOptions, buildSummary, computeGaps, type SummarizeInput, summarizeCommission } from './summarize.js';

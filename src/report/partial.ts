@@ -1,4 +1,4 @@
-import type { NotRunCase, PartialReport } from './schema.js';
+import type { NotRunCase, PartialReport, UnloadedSuite } from './schema.js';
 
 /** How many not-run executions summary.json names; the rest are counted in `more`. */
 export const NOT_RUN_NAMED = 5000;
@@ -11,6 +11,8 @@ export interface CoverageInput {
   notRun: NotRunCase[];
   /** `i/n` when the run was one shard of several. */
   shard?: string | null;
+  /** Commission suites that failed to load: their cases are unknown, so the run cannot be read as whole. */
+  unloaded?: UnloadedSuite[];
 }
 
 /**
@@ -20,13 +22,18 @@ export interface CoverageInput {
 export function partialReport(input: CoverageInput): PartialReport | null {
   const shard = input.shard ?? null;
   const notRun = input.notRun.length;
-  if (notRun === 0 && shard === null) return null;
+  const unloaded = input.unloaded ?? [];
+  if (notRun === 0 && shard === null && unloaded.length === 0) return null;
   const why = new Map<string, number>();
   for (const c of input.notRun) why.set(c.why, (why.get(c.why) ?? 0) + 1);
   const parts: string[] = [];
   if (notRun > 0) {
     const kinds = [...why].map(([w, n]) => `${n} ${w}`).join(', ');
     parts.push(`${notRun} of ${input.planned} planned executions were not run (${kinds})`);
+  }
+  if (unloaded.length > 0) {
+    const named = unloaded.map((u) => `${u.commission}: ${u.error}`).join('; ');
+    parts.push(`${unloaded.length} commission suite(s) failed to load, so their cases are unknown (${named})`);
   }
   if (shard !== null)
     parts.push(`this is shard ${shard}: the other shards' cases are not here (--merge-reports joins them)`);
@@ -45,5 +52,6 @@ export function partialReport(input: CoverageInput): PartialReport | null {
     shard,
     cases: sorted.slice(0, NOT_RUN_NAMED),
     more: Math.max(0, notRun - NOT_RUN_NAMED),
+    ...(unloaded.length > 0 ? { unloaded } : {}),
   };
 }

@@ -165,6 +165,8 @@ export const partialSchema = z.looseObject({
       why: z.enum(NOT_RUN_REASONS),
     }),
   ),
+  /** Commission suites that failed to load (their cases are unknown, so not counted in `planned`); absent when none. */
+  unloaded: z.array(z.looseObject({ commission: z.string(), file: z.string(), error: z.string() })).optional(),
   /** Executions not run beyond those named in `cases` (which stops at 5,000). */
   more: count,
 });
@@ -209,6 +211,8 @@ export type GateReport = Summary['gate'];
 export type GateCondition = GateReport['conditions'][number];
 export type PartialReport = NonNullable<Summary['partial']>;
 export type NotRunCase = PartialReport['cases'][number];
+/** A commission suite Vitest could not load (its module threw before any case was declared). */
+export type UnloadedSuite = NonNullable<PartialReport['unloaded']>[number];
 export type FamilyScore = Summary['families'][number];
 export type Paired = z.infer<typeof pairedSchema>;
 

@@ -2,6 +2,14 @@ import { type CaseMeta, caseOutputPath } from '../run/index.js';
 import type { CommissionSummary, Summary } from './schema.js';
 import { type BuildOptions, buildSummary, summarizeCommission } from './summarize.js';
 
+/** The contamination scan's findings as the report shows them: `<case>: canary in <file>`, `<case>: "<text>" in <file>`. */
+function leakFindings(leak: NonNullable<CaseMeta['delivery']['heldoutLeak']>): string[] {
+  return [
+    ...leak.canaries.map((x) => `${x.case}: canary in ${x.file}`),
+    ...leak.strings.map((x) => `${x.case}: ${JSON.stringify(x.text)} in ${x.file}`),
+  ];
+}
+
 /**
  * Groups the case records of a run into summary entries, commission × delivery × split, when the run ends (or when
  * `--merge-reports` replays them), and builds the summary with the gate and coverage given. Pure: the same records
@@ -29,6 +37,8 @@ export function summarizeMetas(
             (m) => m.commission.id === first.commission.id && m.delivery.role === 'starter' && m.split === first.split,
           )
         : [];
+    // Present only when the contamination scan found something (documents without it stay as they were).
+    const leak = group.find((m) => m.delivery.heldoutLeak)?.delivery.heldoutLeak;
     const semantics = first.commission.tau2Semantics;
     entries.push({
       ...summarizeCommission({
@@ -47,6 +57,7 @@ export function summarizeMetas(
         optimization: starter.length > 0 ? { starter: starter.map((m) => m.grade) } : null,
         hardCodedDevStrings: first.delivery.devStrings,
         noModelCalls: first.commission.modelRequired ? undefined : false,
+        heldoutLeak: leak ? leakFindings(leak) : undefined,
         recordOf: (id, trial) =>
           `${caseOutputPath(first.commission.id, first.delivery.label, first.split, id, trial)}.meta.json`,
       }),

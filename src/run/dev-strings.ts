@@ -45,7 +45,8 @@ export function findEmbedded(candidates: string[], sources: string[]): string[] 
   return kept.slice(0, 50);
 }
 
-function caseTexts(c: CaseRef): string[] {
+/** The texts of a case a builder could copy: input.md, the truth's strings, the text assets. */
+export function caseTexts(c: CaseRef): string[] {
   const texts = [readFileSync(c.inputPath, 'utf8')];
   if (c.truth) texts.push(...Object.values(flatten(c.truth)));
   if (c.assetsDir) texts.push(...readSources(c.assetsDir));
@@ -61,9 +62,17 @@ function flatten(v: unknown, out: Record<string, string> = {}, at = ''): Record<
 const TEXT_LIMIT = 1024 * 1024;
 
 function readSources(dir: string): string[] {
-  const out: string[] = [];
+  return sourceFiles(dir).map((f) => f.text);
+}
+
+/**
+ * The text files of a tree (relative path and content), as a scanner reads a delivery: regular files of at most
+ * 1 MiB without NUL bytes; links are never followed and node_modules, .git and __pycache__ are left out.
+ */
+export function sourceFiles(dir: string): { file: string; text: string }[] {
+  const out: { file: string; text: string }[] = [];
   const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
+    for (const name of readdirSync(d).sort()) {
       if (name === 'node_modules' || name === '.git' || name === '__pycache__') continue;
       const p = path.join(d, name);
       // lstat: a link in the delivery (dangling, looping, or to /) is not the delivery's own source.
@@ -71,7 +80,7 @@ function readSources(dir: string): string[] {
       if (st.isDirectory()) walk(p);
       else if (st.isFile() && st.size <= TEXT_LIMIT) {
         const buf = readFileSync(p);
-        if (!buf.includes(0)) out.push(buf.toString('utf8'));
+        if (!buf.includes(0)) out.push({ file: path.relative(dir, p), text: buf.toString('utf8') });
       }
     }
   };

@@ -1,5 +1,6 @@
 export { caseOutputPath } from './case-path.js';
 export { failureSummary } from './failure-message.js';
+export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 export { newRunId } from './run-id.js';
 export { RunSession, type RunSessionOptions } from './session.js';
 export * from './types.js';

@@ -12,6 +12,7 @@ import {
   treeListing,
   verifyFreeze,
 } from '../freeze/index.js';
+import type { HeldoutLeak } from './heldout-leak.js';
 import type { DeliveryRef } from './types.js';
 
 /** A delivery prepared for a run. */
@@ -20,6 +21,7 @@ export interface Prepared {
   /** Set when the delivery is refused (changed since its freeze, or during the run): every later case fails with it. */
   refusal: Error | null;
   devStrings: Map<string, string[]>;
+  heldoutLeaks: Map<string, HeldoutLeak | null>;
   /** The freeze manifest's exclusions (it may sit inside the delivery); the re-digest after each case uses them. */
   exclude?: readonly string[];
   /** The per-file listing the tree is held to after each case (the freeze's, or the first scan's), to name changes. */
@@ -59,6 +61,7 @@ export async function prepareDelivery(d: {
     ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role },
     refusal,
     devStrings: new Map(),
+    heldoutLeaks: new Map(),
     exclude,
     baseline,
   };

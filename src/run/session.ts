@@ -28,6 +28,7 @@ import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { caseOutputPath } from './case-path.js';
 import { scanDevStrings } from './dev-strings.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
+import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
@@ -231,7 +232,11 @@ export class RunSession {
         modelRequired: cfg.model.required,
         ...(cfg.toolAgent ? { tau2Semantics: cfg.toolAgent.semantics } : {}),
       },
-      delivery: { ...delivery, devStrings: this.devStringsFor(commission, prepared) },
+      delivery: {
+        ...delivery,
+        devStrings: this.devStringsFor(commission, prepared),
+        heldoutLeak: this.heldoutLeakFor(commission, prepared),
+      },
       split,
       sandbox: backend.name,
       weakerIsolation,
@@ -394,6 +399,14 @@ export class RunSession {
       prepared.devStrings.set(commission.dir, found);
     }
     return found;
+  }
+
+  private heldoutLeakFor(commission: Commission, prepared: Prepared): HeldoutLeak | null {
+    if (!prepared.heldoutLeaks.has(commission.dir)) {
+      const leak = prepared.ref.role === 'starter' ? null : scanHeldoutLeak(prepared.ref.dir, commission);
+      prepared.heldoutLeaks.set(commission.dir, leak);
+    }
+    return prepared.heldoutLeaks.get(commission.dir) ?? null;
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */

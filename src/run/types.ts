@@ -1,6 +1,7 @@
 import type { Family, Split } from '../commission/index.js';
 import type { CaseGrade } from '../grading/index.js';
 import type { ImageSubstitution, IsolationName, SandboxKind, ServiceRecord } from '../sandbox/index.js';
+import type { HeldoutLeak } from './heldout-leak.js';
 
 /** A delivery under test, resolved and digested before any case runs. */
 export interface DeliveryRef {
@@ -27,6 +28,8 @@ export interface SuitePlan {
   concurrency: number;
   judgeCache: string | false;
   resume: boolean;
+  /** Case filter (`heldout run --case/--limit`): the cases it leaves out are declared skipped, so the run is partial. */
+  cases?: { match: string[]; limit: number | null };
   /** Image map from → to (`--image-map`, the plugin's `images`), over each commission's own `images` (issue 19). */
   images?: Record<string, string>;
 }
@@ -46,8 +49,11 @@ export interface CaseMeta {
     /** tool-agent: the named semantics the τ² domain's tools ran under (`toolAgent.semantics`). */
     tau2Semantics?: string;
   };
-  /** `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner). */
-  delivery: DeliveryRef & { devStrings: string[] };
+  /**
+   * `devStrings`: distinctive dev-case strings found in the delivery's source (the overfitting scanner);
+   * `heldoutLeak`: held-out canaries and distinctive held-out strings found there (null or absent: none).
+   */
+  delivery: DeliveryRef & { devStrings: string[]; heldoutLeak?: HeldoutLeak | null };
   split: Split;
   sandbox: IsolationName;
   weakerIsolation: string[];

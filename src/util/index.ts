@@ -4,6 +4,8 @@
  */
 export { writeFileAtomic, writeFileAtomicSync } from './atomic-write.js';
 export { stripCanary } from './canary.js';
+export { dottedPathProblem, getPath } from './json-path.js';
 export { shQuote } from './sh-quote.js';
 export { sleep } from './sleep.js';
+export { closest, editDistance } from './suggest.js';
 export { sandboxTempDir, sandboxTempDirAsync } from './temp-dir.js';

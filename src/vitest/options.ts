@@ -1,6 +1,7 @@
 import type { Split } from '../commission/index.js';
 import type { GateThresholds } from '../report/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
+import type { CaseFilter } from './case-filter.js';
 
 /** Options of the heldout plugin and of `heldout run` (DESIGN §9). */
 export interface HeldoutOptions {
@@ -46,4 +47,6 @@ export interface HeldoutOptions {
   resume?: boolean;
   /** Cache judge verdicts here (default `.heldout/judge-cache`); false disables it. */
   judgeCache?: string | false;
+  /** Run only some cases (ids or `split/id` globs, a limit per split); the report then marks the run partial. */
+  cases?: CaseFilter;
 }

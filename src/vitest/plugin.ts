@@ -9,6 +9,7 @@ import { newRunId, type SuitePlan } from '../run/index.js';
 import type { HeldoutOptions } from './options.js';
 import { HeldoutReporter } from './reporter.js';
 import { armRunTeardown } from './run-teardown.js';
+import { watchedFiles } from './watch-files.js';
 
 const COMMISSION_FILES = ['commission.yaml', 'commission.ts'];
 
@@ -44,6 +45,11 @@ export function resolveCommissionDirs(patterns: string | string[], root: string)
   return [...out];
 }
 
+function isInside(dir: string, file: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
 function commissionFile(dir: string): string {
   return path.join(dir, COMMISSION_FILES.find((f) => existsSync(path.join(dir, f)))!);
 }
@@ -67,7 +73,9 @@ function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: str
   return Object.entries(map).map(([label, dir]) => {
     const abs = path.resolve(root, dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-      throw new Error(`heldout: delivery "${label}" for ${id}: ${abs} is not a directory`);
+      throw new Error(
+        `heldout: delivery "${label}" for ${id}: ${abs} is not a directory; fix \`delivery\` in the heldout plugin options (or HELDOUT_DELIVERY)`,
+      );
     }
     const freezeGuess = `${abs.replace(/\/$/, '')}.freeze.json`;
     const freeze =
@@ -110,6 +118,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         judgeCache:
           options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
+        ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
         ...(options.images ? { images: options.images } : {}),
       };
       plans.set(commissionDir, plan);
@@ -165,6 +174,12 @@ export function heldout(options: HeldoutOptions): Plugin {
       const dir = path.dirname(file);
       if (!COMMISSION_FILES.includes(path.basename(file)) || !dirs.includes(dir)) return null;
       const plan = planFor(dir);
+      // Watch mode: the suite depends on the whole package (rubric, cases, checks, starter), the evaluator's
+      // held-out cases kept elsewhere and every delivery; a change to any of them reruns this commission's suite.
+      const casesRoot = process.env.HELDOUT_CASES;
+      const outside = casesRoot ? [path.resolve(casesRoot, path.basename(dir))] : [];
+      for (const f of watchedFiles([dir, ...outside, ...plan.deliveries.map((d) => d.dir)]))
+        if (f !== file && !isInside(plan.out, f)) this.addWatchFile(f);
       return {
         code: `import { defineCommissionSuite } from ${JSON.stringify(sibling('suite'))};\nawait defineCommissionSuite(${JSON.stringify(plan)});\n`,
         map: null,

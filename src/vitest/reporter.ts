@@ -12,6 +12,7 @@ import {
   type Summary,
   summarizeMetas,
   summaryPathOf,
+  type UnloadedSuite,
   writeReport,
 } from '../report/index.js';
 import type { CaseMeta } from '../run/index.js';
@@ -19,6 +20,9 @@ import { Progress } from './progress.js';
 
 // The pure aggregation and gate live in the report part; `heldout/reporter` has always exported them too.
 export { gateViolations, summarizeMetas };
+
+/** The files the plugin turns into commission suites. */
+const COMMISSION_FILES = ['commission.yaml', 'commission.ts'];
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -47,6 +51,22 @@ async function readBaseline(gate: GateThresholds): Promise<GateContext['baseline
   } catch (err) {
     return { error: (err as Error).message, path: file };
   }
+}
+
+/**
+ * A commission suite whose module threw before declaring its cases (a package that no longer loads, a delivery
+ * that changed under a freeze): without this its cases would silently leave the report instead of marking it partial.
+ */
+function unloadedSuite(mod: TestModule): UnloadedSuite | null {
+  const file = mod.moduleId;
+  if (!COMMISSION_FILES.includes(path.basename(file))) return null;
+  const errors = mod.errors();
+  if (errors.length === 0) return null;
+  for (const t of mod.children.allTests()) if (t.meta().heldoutCase || t.meta().heldout) return null;
+  // One line for the partial note; a loader's message puts its header and its `file: field: problem` lines apart.
+  const lines = (errors[0].message ?? String(errors[0])).split('\n').map((l) => l.trim());
+  const error = lines.filter(Boolean).join(' ').slice(0, 500);
+  return { commission: path.basename(path.dirname(file)), file, error };
 }
 
 /**
@@ -99,7 +119,10 @@ export class HeldoutReporter implements Reporter {
     let planned = 0;
     // A case that threw (a refused delivery, a tampered tree) has no grade: the gate must not pass over it.
     let ungraded = 0;
+    const unloaded: UnloadedSuite[] = [];
     for (const mod of testModules) {
+      const suiteError = unloadedSuite(mod);
+      if (suiteError) unloaded.push(suiteError);
       for (const test of mod.children.allTests()) {
         const meta = test.meta().heldout;
         const plan = test.meta().heldoutCase;
@@ -115,6 +138,7 @@ export class HeldoutReporter implements Reporter {
         notRun.push({ ...plan, why: failed ? 'no-grade' : filtered ? 'filtered' : 'not-reached' });
       }
     }
+    // With no grade at all there are no figures to report; Vitest's own output names the failed suites.
     if (metas.length === 0) return;
     const gate = this.options.gate ?? {};
     const runId = this.options.runId ?? metas[0].runId;
@@ -127,7 +151,7 @@ export class HeldoutReporter implements Reporter {
       {
         gate,
         gateContext: { baseline: await readBaseline(gate), ungraded: hasGate ? ungraded : 0 },
-        coverage: { planned, notRun, shard: shard ? `${shard.index}/${shard.count}` : null },
+        coverage: { planned, notRun, unloaded, shard: shard ? `${shard.index}/${shard.count}` : null },
       },
     );
     await writeReport(this.options.out, summary);

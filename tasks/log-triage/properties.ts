@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { z } from 'zod';
-import { arbitraryFromZod, defineProperties, type Outputs } from '../../src/propgen/index.js';
+import { arbitraryFromZod, defineProperties, type Outputs } from 'heldout';
 
 const LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const;
 type Level = (typeof LEVELS)[number];

@@ -32,11 +32,19 @@ describe("reading a command's options", () => {
   test('numbers and whole numbers: the fallback when absent, a UsageError out of range', () => {
     expect(numberOption({}, 'x', 7)).toBe(7);
     expect(numberOption({ x: '2.5' }, 'x', 7)).toBe(2.5);
-    expect(() => numberOption({ x: 'abc' }, 'x', 0)).toThrow('--x: expected a number ≥ 0, got abc');
-    expect(() => numberOption({ x: '-1' }, 'x', 0)).toThrow('--x: expected a number ≥ 0, got -1');
+    expect(() => numberOption({ x: 'abc' }, 'x', 0)).toThrow('--x: expected a number ≥ 0 (for example --x 0), got abc');
+    expect(() => numberOption({ x: '-1' }, 'x', 0)).toThrow('--x: expected a number ≥ 0 (for example --x 0), got -1');
+    expect(() => numberOption({ g: 'abc' }, 'g', 0, Number.NEGATIVE_INFINITY)).toThrow(
+      '--g: expected a number (for example --g 0), got abc',
+    );
+    expect(() => numberOption({ x: '' }, 'x', 0)).toThrow(UsageError);
     expect(integerOption({ k: '3' }, 'k', 1, 1)).toBe(3);
-    expect(() => integerOption({ k: '2.5' }, 'k', 1, 1)).toThrow('--k: expected a whole number ≥ 1, got 2.5');
-    expect(() => integerOption({ k: '0' }, 'k', 1, 1)).toThrow('--k: expected a number ≥ 1, got 0');
+    expect(() => integerOption({ k: '2.5' }, 'k', 1, 1)).toThrow(
+      '--k: expected a whole number ≥ 1 (for example --k 1), got 2.5',
+    );
+    expect(() => integerOption({ k: '0' }, 'k', 1, 1)).toThrow(
+      '--k: expected a whole number ≥ 1 (for example --k 1), got 0',
+    );
     expect(optionalInteger({}, 'k', 1)).toBeUndefined();
     expect(optionalInteger({ k: '4' }, 'k', 1)).toBe(4);
     expect(optionalNumber({}, 'g')).toBeUndefined();

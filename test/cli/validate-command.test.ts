@@ -49,7 +49,9 @@ describe('heldout validate', () => {
       {
         dir,
         ok: false,
-        problems: [{ file: `${dir}/commission.yaml`, field: 'trials', message: expect.stringMatching(/>0/) }],
+        problems: [
+          { file: `${dir}/commission.yaml`, field: 'trials', message: expect.stringMatching(/use a number above 0/) },
+        ],
       },
     ]);
   });

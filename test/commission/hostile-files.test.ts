@@ -74,10 +74,10 @@ describe('files that are not what they should be', () => {
     const dir = pkg((at) => replace(at('requirement'), (p) => writeFileSync(p, 'x')));
     expect(await lines(dir)).toEqual([
       'requirement: (root): must be a directory',
-      'requirement/01_*.md: (root): missing the goal document',
-      'requirement/02_*.md: (root): missing the interface document',
-      'requirement/03_*.md: (root): missing the requirements document',
-      'requirement/04_*.md: (root): missing the resources document',
+      'requirement/01_*.md: (root): missing the goal document; add requirement/01_goal.md',
+      'requirement/02_*.md: (root): missing the interface document; add requirement/02_interface.md',
+      'requirement/03_*.md: (root): missing the requirements document; add requirement/03_requirements.md',
+      'requirement/04_*.md: (root): missing the resources document; add requirement/04_resources.md',
     ]);
   });
 

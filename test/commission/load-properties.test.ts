@@ -140,14 +140,17 @@ describe('commission packages', () => {
           { id: 'C', max: 10, reason: 'r', unless: when },
         ],
       );
-      expect(duplicates).toEqual(['outcomes.1.id: duplicate outcome O1', 'ceilings.1.id: duplicate ceiling C']);
+      expect(duplicates).toEqual([
+        'outcomes.1.id: duplicate outcome O1; rename one',
+        'ceilings.1.id: duplicate ceiling C; rename one',
+      ]);
       const modules = await problemsWith(
         [{ id: 'O1', title: 'one', when: { check: 'function', module: 'gone.ts', points: 0 }, caps: {} }],
         [{ id: 'C', max: 10, reason: 'r', unless: { check: 'function', module: 'missing.ts', points: 0 } }],
       );
       expect(modules).toEqual([
-        'outcomes.0.when.module: checks/gone.ts not found',
-        'ceilings.0.unless.module: checks/missing.ts not found',
+        'outcomes.0.when.module: checks/gone.ts not found; add it to checks/ or fix the name',
+        'ceilings.0.unless.module: checks/missing.ts not found; add it to checks/ or fix the name',
       ]);
     },
   );
@@ -158,7 +161,7 @@ describe('commission packages', () => {
       cpSync(path.resolve(import.meta.dirname, '../../tasks/ticket-routing'), dir, { recursive: true });
       renameSync(path.join(dir, 'starter'), path.join(dir, 'a0'));
       expect((await problemsOf(dir))?.map((p) => `${p.file}: ${p.message}`)).toEqual([
-        'starter: missing: a optimization commission starts from starter/',
+        'starter: missing: an optimization commission starts from starter/; add it',
       ]);
       const file = path.join(dir, 'commission.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace(/^ {2}starter: starter$/m, '  starter: a0'));

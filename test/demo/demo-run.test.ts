@@ -42,6 +42,10 @@ describe('heldout demo', () => {
     const ref = entry('log-triage', 'reference', 'heldout');
     expect(ref.result.mean).toBeGreaterThanOrEqual(80);
     expect(ref.failureModes.hardCodedDevStrings).toEqual([]);
+    // The held-out contamination scan flags none of the example deliveries (their builders never had the cases).
+    expect(
+      summary.commissions.filter((c: any) => c.failureModes.heldoutLeak).map((c: any) => c.delivery.label),
+    ).toEqual([]);
     expect(ref.gap).not.toBeNull();
     expect(Math.abs(ref.gap)).toBeLessThan(10);
   });

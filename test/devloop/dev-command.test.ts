@@ -7,8 +7,8 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { UsageError } from '../../src/cli/command.js';
 import dev from '../../src/cli/commands/dev.js';
+import { CommissionError } from '../../src/commission/index.js';
 import { freezeFromLedger, RoundDigestMismatchError, readLedger } from '../../src/devloop/index.js';
 import { readFreeze, treeDigest, verifyFreeze } from '../../src/freeze/index.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
@@ -174,7 +174,7 @@ describe('heldout dev refusals and failures', () => {
     const broken = path.join(tmp, 'broken');
     cpSync(commission, broken, { recursive: true });
     writeFileSync(path.join(broken, 'commission.yaml'), 'id: broken\n');
-    await expect(heldoutDev({ delivery }, [broken])).rejects.toThrow(UsageError);
+    await expect(heldoutDev({ delivery }, [broken])).rejects.toThrow(CommissionError);
     const other = path.join(tmp, 'other.json');
     writeFileSync(other, JSON.stringify({ schema: 'heldout/rounds@1', commission: 'todo-due-dates', rounds: [] }));
     await expect(heldoutDev({ delivery, ledger: other })).rejects.toThrow(

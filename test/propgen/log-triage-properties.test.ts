@@ -207,7 +207,7 @@ describe('log-triage properties', () => {
     await expect(cli([commissionDir])).rejects.toThrow(/--delivery/);
     await expect(cli([commissionDir, '--delivery', delivery('reference'), '--into', 'prod'])).rejects.toThrow(/--into/);
     await expect(cli([path.join(tmp, 'nowhere'), '--delivery', delivery('reference')])).rejects.toThrow(
-      /not a directory/,
+      /nowhere: no such directory; name the commission directory/,
     );
   });
 

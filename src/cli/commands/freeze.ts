@@ -1,11 +1,5 @@
 import { resolve } from 'node:path';
-import { CommissionError, loadCommission } from '../../commission/index.js';
-import {
-  defaultLedgerPath,
-  freezeFromLedger,
-  NoQualifyingRoundError,
-  RoundDigestMismatchError,
-} from '../../devloop/index.js';
+import { loadCommission } from '../../commission/index.js';
 import {
   defaultEnvironment,
   FREEZE_POLICIES,
@@ -15,6 +9,7 @@ import {
 } from '../../freeze/index.js';
 import { engineAnswers, imageId, RUNTIME_IMAGE } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, optionalNumber, stringOption } from '../options.js';
 
 export default defineCommand({
@@ -49,6 +44,7 @@ Exit: 0 written, 2 usage error.`,
   }),
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('freeze: name exactly one delivery directory');
+    requireDirectory(positionals[0]!, 'freeze:', 'name the delivery directory to freeze');
     const policy = stringOption(values, 'policy') ?? 'final';
     if (!(FREEZE_POLICIES as readonly string[]).includes(policy)) {
       throw new UsageError(`--policy: expected one of ${FREEZE_POLICIES.join(', ')}, got ${policy}`);
@@ -64,14 +60,13 @@ Exit: 0 written, 2 usage error.`,
     }
     let ledgerPath = stringOption(values, 'ledger');
     const commission = stringOption(values, 'commission');
-    if (commission) {
-      if (ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
-      try {
-        ledgerPath = defaultLedgerPath((await loadCommission(commission)).config.id);
-      } catch (err) {
-        throw new UsageError(err instanceof CommissionError ? err.message : (err as Error).message);
-      }
-    }
+    if (commission && ledgerPath) throw new UsageError('freeze: give --commission or --ledger, not both');
+    // The commission is checked before the dev loop (and Vitest with it) loads.
+    const id = commission ? (await loadCommission(commission, { checkModules: true })).config.id : null;
+    const { defaultLedgerPath, freezeFromLedger, NoQualifyingRoundError, RoundDigestMismatchError } = await import(
+      '../../devloop/index.js'
+    );
+    if (id) ledgerPath = defaultLedgerPath(id);
     let m: FreezeManifest;
     if (ledgerPath) {
       if (round !== null) throw new UsageError('freeze: --round is chosen by the policy when a ledger is given');

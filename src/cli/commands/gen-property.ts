@@ -1,7 +1,8 @@
-import { CommissionError } from '../../commission/index.js';
-import { PropertiesError, runProperties } from '../../propgen/index.js';
+import { loadCommission } from '../../commission/index.js';
+import type { runProperties } from '../../propgen/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, integerOption, requiredString, stringOption } from '../options.js';
 
 export default defineCommand({
@@ -27,6 +28,8 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
   async run({ values, positionals }) {
     if (positionals.length !== 1) throw new UsageError('gen property: name exactly one commission directory');
     const delivery = requiredString(values, 'delivery', 'gen property', '<dir>');
+    requireDirectory(positionals[0]!, 'gen property:', 'name the commission directory');
+    requireDirectory(delivery, 'gen property: --delivery', 'give the delivery’s directory');
     const runs = integerOption(values, 'runs', 100, 1);
     let seed: number | undefined;
     if (values.seed !== undefined) {
@@ -43,6 +46,9 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
       throw new UsageError(`--path: expected fast-check's path like 0:1:1, got ${values.path}`);
     }
     const json = values.json === true;
+    // A bad package is refused with every problem before Vitest (and the sandboxes) load.
+    await loadCommission(positionals[0]!, { checkModules: true });
+    const { PropertiesError, runProperties } = await import('../../propgen/index.js');
     let report: Awaited<ReturnType<typeof runProperties>>;
     try {
       report = await runProperties(positionals[0]!, {
@@ -61,7 +67,7 @@ Exit: 0 no property failed, 1 a property failed (minimal case written), 2 usage 
             },
       });
     } catch (err) {
-      if (err instanceof CommissionError || err instanceof PropertiesError) throw new UsageError(err.message);
+      if (err instanceof PropertiesError) throw new UsageError(err.message);
       throw err;
     }
     if (json) {

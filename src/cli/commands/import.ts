@@ -2,6 +2,7 @@ import { loadCommission } from '../../commission/index.js';
 import { importTau2 } from '../../domains/index.js';
 import { ImportError, type ImportResult, importAgentSwe, importHarbor } from '../../importers/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { requireDirectory } from '../errors.js';
 import { declareOptions, stringOption } from '../options.js';
 
 const KINDS = ['agentswe', 'harbor', 'tau2'] as const;
@@ -55,6 +56,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
     if (extra.length) throw new UsageError(`import ${kind}: unexpected arguments ${extra.join(' ')}`);
     const out = stringOption(values, 'out');
     if (out === undefined || out === '') throw new UsageError(`import ${kind}: --out <commission-dir> is required`);
+    requireDirectory(dir, `import ${kind}:`, `name the ${kind === 'tau2' ? 'τ² domain' : 'task'} directory to import`);
     const json = values.json === true;
     const overwrite = values.force === true;
     const entry = stringOption(values, 'entry');

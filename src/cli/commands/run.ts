@@ -1,11 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
-import { CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
+import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import { familyStrategy } from '../../grading/index.js';
 import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
-import { runHeldout } from '../../vitest/index.js';
+import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { deliveryMap } from '../deliveries.js';
 import { declareOptions, imageMapOption, numberOption, optionalInteger, stringOption } from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
@@ -20,7 +21,11 @@ Runs each commission's cases (held-out by default) against the frozen delivery, 
 through Vitest (the same generated suite \`npx vitest\` runs with the heldout plugin), and writes the report.
 
 Options:
-  --delivery <dir>          the delivery under test (default: $HELDOUT_DELIVERY)
+  --delivery [label=]<dir>  a delivery under test (default: $HELDOUT_DELIVERY); repeat it to run several in one run,
+                            each labelled by its directory name or by label=
+  --case <glob>             run only the cases whose id (or split/id) matches; repeatable (* and ?)
+  --limit <n>               run at most n cases per commission and split (after --case); the report marks
+                            a filtered run partial
   --oracle                  run each commission's own reference solution instead of a delivery (a Harbor task's
                             solution/: checks that the task can be solved here and its verifier runs)
   --split heldout|dev|both  which cases run (default heldout; both also gives the fidelity gap)
@@ -51,7 +56,6 @@ Exit: 0 the gate holds, 1 it fails (or could not be evaluated: a partial run), 2
 Without gate options the gate is "every case meets the commission's pass rule", as under \`npx vitest\`.`,
   options: declareOptions({
     string: [
-      'delivery',
       'split',
       'trials',
       'sandbox',
@@ -59,28 +63,64 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       'concurrency',
       'freeze',
       'judge-cache',
+      'limit',
       'no-regression-vs',
       ...GATE_OPTIONS,
     ],
-    strings: ['reporter', 'image-map'],
+    strings: ['reporter', 'delivery', 'case', 'image-map'],
     boolean: ['resume', 'no-judge-cache', 'silent', 'oracle'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const images = imageMapOption(values);
     const oracle = values.oracle === true;
-    if (oracle && values.delivery !== undefined)
-      throw new UsageError('run: --oracle and --delivery exclude each other');
-    const delivery = oracle ? undefined : (stringOption(values, 'delivery') ?? process.env.HELDOUT_DELIVERY);
-    if (!oracle && !delivery)
+    const given = (values.delivery as string[] | undefined) ?? [];
+    if (oracle && given.length > 0) throw new UsageError('run: --oracle and --delivery exclude each other');
+    if (!oracle && given.length === 0 && process.env.HELDOUT_DELIVERY) given.push(process.env.HELDOUT_DELIVERY);
+    if (!oracle && given.length === 0)
       throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY, or --oracle)');
+    const delivery = oracle ? undefined : deliveryMap(given, 'run');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
+    const split = (values.split as string | undefined) ?? 'heldout';
+    if (!['heldout', 'dev', 'both'].includes(split))
+      throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
+    const splits: Split[] = split === 'both' ? ['dev', 'heldout'] : [split as Split];
+    const cases: CaseFilter = {
+      match: (values.case as string[] | undefined) ?? [],
+      limit: optionalInteger(values, 'limit', 1) ?? null,
+    };
+    const sandbox = values.sandbox ?? 'auto';
+    if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
+    const gate: GateThresholds = {};
+    if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
+    if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
+    if (values['max-gap'] !== undefined) {
+      // The gap is dev − held-out: without both splits it does not exist, and a gate on it could never fail.
+      if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
+      gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
+    }
+    const against = stringOption(values, 'no-regression-vs');
+    const baseline = against === undefined ? undefined : await summaryPathOf(against);
+    if (baseline !== undefined) {
+      // A baseline that cannot be read would fail the gate only after every case ran: refuse it now.
+      try {
+        await readSummary(baseline);
+      } catch (err) {
+        if (!(err instanceof SummaryReadError)) throw err;
+        throw new UsageError(`--no-regression-vs: ${err.message}`);
+      }
+      gate.noRegressionVs = baseline;
+    }
+    const trials = optionalInteger(values, 'trials', 1);
+    const concurrency = optionalInteger(values, 'concurrency', 1);
     // Refuse bad packages before any sandbox starts, with every problem at once.
     let invalid = false;
+    const loaded: Commission[] = [];
     const oracles: Record<string, Record<string, string>> = {};
     for (const dir of positionals) {
       try {
-        const c = await loadCommission(dir);
+        const c = await loadCommission(dir, { checkModules: true });
+        loaded.push(c);
         if (oracle) {
           const o = familyStrategy(c.config.family).oracle?.(c) ?? null;
           if (!o) {
@@ -95,41 +135,21 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       }
     }
     if (invalid) return 2;
-    const split = (values.split as string | undefined) ?? 'heldout';
-    if (!['heldout', 'dev', 'both'].includes(split))
-      throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
-    const sandbox = values.sandbox ?? 'auto';
-    if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
-    const gate: GateThresholds = {};
-    if (values['min-result'] !== undefined) gate.minResult = numberOption(values, 'min-result', 0);
-    if (values['min-pass-hat-k'] !== undefined) gate.minPassHatK = numberOption(values, 'min-pass-hat-k', 0);
-    if (values['max-gap'] !== undefined) {
-      // The gap is dev − held-out: without both splits it does not exist, and a gate on it could never fail.
-      if (split !== 'both') throw new UsageError('--max-gap needs --split both (the gap is dev − held-out)');
-      gate.maxGap = numberOption(values, 'max-gap', 0, Number.NEGATIVE_INFINITY);
-    }
-    const given = stringOption(values, 'no-regression-vs');
-    const baseline = given === undefined ? undefined : await summaryPathOf(given);
-    if (baseline !== undefined) {
-      // A baseline that cannot be read would fail the gate only after every case ran: refuse it now.
-      try {
-        await readSummary(baseline);
-      } catch (err) {
-        if (!(err instanceof SummaryReadError)) throw err;
-        throw new UsageError(`--no-regression-vs: ${err.message}`);
-      }
-      gate.noRegressionVs = baseline;
-    }
+    // Vitest loads only once the packages are known to be good (a refusal stays quick).
+    const { runHeldout, selectCases } = await import('../../vitest/index.js');
+    // The cases left out are declared skipped, so the report's `partial` counts and names them.
+    const filtered = checkCaseFilter(loaded, splits, cases, selectCases);
     const result = await runHeldout(
       {
         commissions: positionals,
         delivery: oracle ? (id: string) => oracles[id]! : delivery,
-        split: split === 'both' ? (['dev', 'heldout'] as Split[]) : (split as Split),
-        trials: optionalInteger(values, 'trials', 1),
+        split: splits.length === 1 ? splits[0] : splits,
+        ...(filtered ? { cases } : {}),
+        trials,
         sandbox,
         images,
         out: stringOption(values, 'out'),
-        concurrency: optionalInteger(values, 'concurrency', 1),
+        concurrency,
         freeze: stringOption(values, 'freeze'),
         gate,
         resume: Boolean(values.resume),
@@ -148,3 +168,25 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     return result.failedTests > 0 || result.vitestExitCode !== 0 ? 1 : 0;
   },
 });
+
+/**
+ * Holds a case filter to the cases there are: a glob that matches no case of any commission is a typo (exit 2).
+ * Returns whether the filter leaves any case out (the run is then partial).
+ */
+function checkCaseFilter(
+  commissions: Commission[],
+  splits: Split[],
+  filter: CaseFilter,
+  select: typeof selectCases,
+): boolean {
+  for (const glob of filter.match ?? []) {
+    const hits = commissions.some((c) => splits.some((s) => select(c.cases[s], { match: [glob] }).run.length > 0));
+    if (!hits) {
+      const ids = commissions.flatMap((c) => splits.flatMap((s) => c.cases[s].map((x) => x.id)));
+      throw new UsageError(
+        `run: --case ${glob} matches no ${splits.join(' or ')} case; the cases are ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}`,
+      );
+    }
+  }
+  return commissions.some((c) => splits.some((s) => select(c.cases[s], filter).skipped.length > 0));
+}

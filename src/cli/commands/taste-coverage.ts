@@ -1,5 +1,6 @@
 import { coverageMetrics, readGoldFile, readToolsFile } from '../../taste/index.js';
 import { defineCommand, UsageError } from '../command.js';
+import { fileProblem } from '../errors.js';
 import { declareOptions, requiredString } from '../options.js';
 
 export default defineCommand({
@@ -21,7 +22,7 @@ Exit: 0 done, 2 usage error or unreadable input.`,
     try {
       tools = readToolsFile(toolsFile);
     } catch (err) {
-      throw new UsageError(`--tools ${toolsFile}: ${(err as Error).message}`);
+      throw new UsageError(`taste coverage: --tools ${toolsFile}: ${fileProblem(err)}`);
     }
     const results = positionals.map((file) => {
       try {
@@ -33,7 +34,7 @@ Exit: 0 done, 2 usage error or unreadable input.`,
           ),
         };
       } catch (err) {
-        throw new UsageError(`${file}: ${(err as Error).message}`);
+        throw new UsageError(`taste coverage: ${file}: ${fileProblem(err)}`);
       }
     });
     if (values.json) {

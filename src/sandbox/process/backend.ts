@@ -48,6 +48,12 @@ function freePort(): Promise<number> {
 }
 
 /** What a process backend may use of this host; default: everything the probe found. */
+/**
+ * Tells apart the cgroups of one process: two deliveries' runs of the same case × trial start in the same
+ * millisecond, and a shared cgroup would be destroyed, with the other run's processes in it, by the first to end.
+ */
+let cgroupSeq = 0;
+
 export interface ProcessBackendOptions {
   /**
    * Override probed capabilities (e.g. `{ netns: false, cgroups: false }` to see how the backend degrades on a host
@@ -217,11 +223,14 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
 
       cgroup = !caps.cgroups
         ? null
-        : await createCgroup(`${spec.runId}--${spec.caseId}-${spec.trial}-${localOwner()}-${Date.now()}`, {
-            memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
-            pids: Math.floor(spec.limits.pids),
-            cpus: spec.limits.cpus,
-          });
+        : await createCgroup(
+            `${spec.runId}--${spec.caseId}-${spec.trial}-${++cgroupSeq}-${localOwner()}-${Date.now()}`,
+            {
+              memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
+              pids: Math.floor(spec.limits.pids),
+              cpus: spec.limits.cpus,
+            },
+          );
       const outer = outerScript(
         cgroup?.procsFiles ?? [],
         innerPath,
