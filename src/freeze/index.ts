@@ -1,6 +1,7 @@
 export { DEFAULT_EXCLUDE, scanTree, type TreeEntry, type TreeOptions, type TreeScan, treeDigest } from './digest.js';
 export {
   defaultEnvironment,
+  describeChanges,
   diffTrees,
   environmentDigest,
   FREEZE_POLICIES,
@@ -9,6 +10,7 @@ export {
   type FreezePolicy,
   readFreeze,
   type TreeChanges,
+  treeListing,
   verifyFreeze,
   type WriteFreezeOptions,
   writeFreeze,

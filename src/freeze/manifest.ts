@@ -58,6 +58,11 @@ export interface TreeChanges {
   environment: boolean;
 }
 
+/** A scanned tree's per-file listing, as freeze.json records it (what `diffTrees` compares against). */
+export function treeListing(scan: Pick<TreeScan, 'entries'>): Pick<FreezeManifest, 'files' | 'modes'> {
+  return listing(scan.entries);
+}
+
 function listing(entries: TreeEntry[]): { files: Record<string, string>; modes: Record<string, string> } {
   const files: Record<string, string> = {};
   const modes: Record<string, string> = {};
@@ -94,7 +99,8 @@ export function diffTrees(scan: TreeScan, manifest: Pick<FreezeManifest, 'files'
   return { added: added.sort(), removed: removed.sort(), changed: changed.sort(), modeChanged, environment: false };
 }
 
-function describeChanges(c: TreeChanges): string {
+/** `changed: a, b; added: c; removed: d`: what a refusal says changed. */
+export function describeChanges(c: TreeChanges): string {
   const parts: string[] = [];
   const list = (xs: string[]) =>
     xs.length > 20 ? `${xs.slice(0, 20).join(', ')} and ${xs.length - 20} more` : xs.join(', ');

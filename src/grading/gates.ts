@@ -18,7 +18,8 @@ export interface GateOutcome {
 export type GateExecution = Pick<
   Execution,
   'exitCode' | 'signal' | 'timedOut' | 'oom' | 'wallMs' | 'stdout' | 'stderr' | 'outputs'
->;
+> &
+  Partial<Pick<Execution, 'outputLimit'>>;
 
 export interface RunGatesInput {
   /** null when the delivery was not executed (an editing delivery that is only a patch): run gates are skipped. */
@@ -35,9 +36,10 @@ const fail = (gate: GateCategory, reason: string, artifacts: GateOutcome['artifa
 });
 
 /**
- * The deterministic gates of DESIGN §4 in order, stopping at the first failure: launched, budgets (a kill by the
- * wall clock or memory explains the exit code, so it is reported as `timeout`/`oom`, not `error-exit`), exit code,
- * required artifacts present and parseable, no forbidden output.
+ * The deterministic gates of DESIGN §4 in order, stopping at the first failure: launched, budgets (outputs past
+ * theirs, then a kill by the wall clock or memory: each explains the exit code, so it is reported as
+ * `output-limit`/`timeout`/`oom`, not `error-exit`), exit code, required artifacts present and parseable, no
+ * forbidden output.
  */
 export function runGates({ execution, outputDir, commission }: RunGatesInput): GateOutcome {
   const { config, rubric } = commission;
@@ -45,6 +47,9 @@ export function runGates({ execution, outputDir, commission }: RunGatesInput): G
     if (execution.exitCode === null && execution.signal === null && !execution.timedOut && !execution.oom) {
       return fail('error-exit', 'the entry command did not launch');
     }
+    // Outputs past their budget are a fact of what the case left, however it was stopped (by the output watch, whose
+    // SIGKILL is no error exit, or by the wall clock while it was still writing): that gate comes first.
+    if (execution.outputLimit) return fail('output-limit', `${execution.outputLimit}; only what fits was kept`);
     if (execution.timedOut || execution.wallMs > config.budgets.wallSeconds * 1000) {
       return fail(
         'timeout',

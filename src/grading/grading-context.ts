@@ -89,7 +89,7 @@ export function newContext(input: GradeCaseInput): GradingContext {
 /** The grade of a case before any phase ran: every rubric dimension at 0, with the execution's figures. */
 export function emptyGrade(input: GradeCaseInput): CaseGrade {
   const { execution } = input;
-  return blankGrade(input.caseRef, input.split ?? input.caseRef.split, input.trial, {
+  const grade = blankGrade(input.caseRef, input.split ?? input.caseRef.split, input.trial, {
     dimensions: Object.fromEntries(
       input.commission.rubric.dimensions.map((d) => [
         d.id,
@@ -102,6 +102,10 @@ export function emptyGrade(input: GradeCaseInput): CaseGrade {
     exitCode: execution?.exitCode ?? null,
     stderrTail: tailLines(execution?.stderr ?? '', 20, 2000),
   });
+  // What the judge and the report see of the streams is their head: say when that is not all there was.
+  const cut = (['stdout', 'stderr'] as const).filter((s) => execution?.[`${s}Truncated`]);
+  if (cut.length > 0) grade.truncated = cut;
+  return grade;
 }
 
 /** A case grade that is not a score: `unscored` (no reward can honestly be given) or an evaluator-side fault. */

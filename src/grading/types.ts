@@ -5,6 +5,8 @@
 
 export const GATE_CATEGORIES = [
   'error-exit',
+  // Issue 17: the outputs went past budgets.outputBytes (bytes, entries or depth); heldout kept only what fits.
+  'output-limit',
   'timeout',
   'oom',
   'missing-artifact',
@@ -82,6 +84,8 @@ export interface CaseGrade {
   exitCode: number | null;
   /** Last lines of stderr, for the report's drill-down. */
   stderrTail: string;
+  /** The streams the sandbox cut at their cap (the rest was discarded); absent when neither was. */
+  truncated?: ('stdout' | 'stderr')[];
   /** Claims from the delivery's run_report.json the case contradicted (DESIGN §10). */
   claimsContradicted: string[];
   /** Editing: μ_new (the rubric's pass rule) and μ_reg (the product's regression suite; null when not run). */

@@ -83,6 +83,8 @@ export const caseSummarySchema = caseSummarySchemaV1.extend({
    * the original environment. The entry's `substitutedImages` is their union.
    */
   substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string(), for: z.string() })).optional(),
+  /** v2, optional (issue 17): the streams the sandbox cut at their cap; absent when neither was. */
+  truncated: z.array(z.enum(['stdout', 'stderr'])).optional(),
 });
 
 const shares = z.looseObject({

@@ -246,6 +246,7 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
     judge: g.judge,
     stderrTail: g.stderrTail,
     claimsContradicted: g.claimsContradicted,
+    ...(g.truncated ? { truncated: g.truncated } : {}),
     ...(g.editing ? { editing: g.editing } : {}),
   };
 }

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CaseRef, Commission, Split } from '../commission/index.js';
-import { FreezeMismatchError, readFreeze, treeDigest, verifyFreeze } from '../freeze/index.js';
 import { attachmentFor, type Gateway, startGateway } from '../gateway/index.js';
 import {
   type CaseGrade,
@@ -17,8 +16,10 @@ import {
 } from '../grading/index.js';
 import {
   createLimiter,
+  dieWithParent,
   type Execution,
   installSignalCleanup,
+  outputLimits,
   resolveSandbox,
   type SandboxBackend,
   type SandboxSpec,
@@ -28,6 +29,8 @@ import { caseOutputPath } from './case-path.js';
 import { scanDevStrings } from './dev-strings.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
+import { notStopping, sweepDeadRuns } from './lifecycle.js';
+import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 export interface RunSessionOptions {
@@ -40,16 +43,6 @@ export interface RunSessionOptions {
   resume?: boolean;
   /** Image map over each commission's own `images` (issue 19). */
   images?: Record<string, string>;
-}
-
-interface Prepared {
-  ref: DeliveryRef;
-  /** Set when the delivery is refused (changed since its freeze): every case of it fails with this. */
-  refusal: Error | null;
-  devStrings: Map<string, string[]>;
-  heldoutLeaks: Map<string, HeldoutLeak | null>;
-  /** The freeze manifest's exclusions (it may sit inside the delivery); the re-digest after each case uses them. */
-  exclude?: readonly string[];
 }
 
 const REGISTRY = Symbol.for('heldout.run-sessions');
@@ -78,6 +71,9 @@ export class RunSession {
 
   constructor(readonly options: RunSessionOptions) {
     this.limit = createLimiter(options.concurrency);
+    // A signal removes what this process runs; a worker whose main process is gone does the same and exits.
+    installSignalCleanup();
+    dieWithParent();
   }
 
   /** The session of this process for a plan's run; created on first use. */
@@ -114,33 +110,7 @@ export class RunSession {
   }): Promise<Prepared> {
     let p = this.prepared.get(d.dir);
     if (!p) {
-      p = (async () => {
-        let refusal: Error | null = null;
-        let digest: string;
-        let frozen = false;
-        let exclude: readonly string[] | undefined;
-        if (d.freeze) {
-          const manifest = await readFreeze(d.freeze);
-          exclude = manifest.exclude;
-          try {
-            digest = await verifyFreeze(d.dir, manifest);
-            frozen = true;
-          } catch (err) {
-            if (!(err instanceof FreezeMismatchError)) throw err;
-            refusal = err;
-            digest = err.actual;
-          }
-        } else {
-          digest = await treeDigest(d.dir);
-        }
-        return {
-          ref: { label: d.label, dir: d.dir, digest, frozen, role: d.role },
-          refusal,
-          devStrings: new Map(),
-          heldoutLeaks: new Map(),
-          exclude,
-        };
-      })();
+      p = prepareDelivery(d);
       this.prepared.set(d.dir, p);
     }
     return p;
@@ -148,8 +118,9 @@ export class RunSession {
 
   private backend(): Promise<SandboxBackend> {
     this.backendPromise ??= (async () => {
-      installSignalCleanup();
-      return resolveSandbox(this.options.sandbox);
+      const backend = await resolveSandbox(this.options.sandbox);
+      await sweepDeadRuns(backend);
+      return backend;
     })();
     return this.backendPromise;
   }
@@ -216,14 +187,22 @@ export class RunSession {
     if (this.options.resume) {
       const previous = readRecord(record);
       // Resuming keeps every verdict of the same delivery except infrastructure losses, which run again.
-      if (previous && previous.delivery.digest === delivery.digest && previous.grade.status !== 'infra-error') {
+      if (
+        previous &&
+        previous.delivery.digest === delivery.digest &&
+        previous.grade.status !== 'infra-error' &&
+        !previous.refused
+      ) {
         return { ...previous, runId: this.options.runId };
       }
     }
+    notStopping();
     rmSync(outputDir, { recursive: true, force: true });
     rmSync(`${outputDir}.services`, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
     const finished = await this.runFresh(args, prepared, outputDir);
+    // A case the teardown cut short has no verdict: recorded, --resume would keep it.
+    notStopping();
     // Atomic: --resume reads these records back after an interruption.
     await writeFileAtomic(record, JSON.stringify(finished));
     return finished;
@@ -290,6 +269,7 @@ export class RunSession {
       cpus: cfg.budgets.cpus,
       pids: cfg.budgets.pids,
       outputBytes: Math.min(cfg.budgets.outputBytes, 8 * 1024 * 1024),
+      out: outputLimits(cfg.budgets.outputBytes),
     };
 
     let execution: Execution;
@@ -306,6 +286,7 @@ export class RunSession {
         inputPath: caseRef.inputPath,
         assetsDir: caseRef.assetsDir,
         outputDir,
+        evaluatorPaths: this.evaluatorPaths(commission, caseRef),
         env: cfg.sandbox.env,
         limits,
         // A commission with no model budget runs without the gateway where none can be attached (remote engines).
@@ -323,12 +304,21 @@ export class RunSession {
       return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
     }
 
-    // The delivery must still be what was digested (and frozen) after every case (DESIGN §6).
-    const after = await treeDigest(delivery.dir, { exclude: prepared.exclude });
-    if (after !== delivery.digest) {
-      throw new Error(
-        `refused: delivery ${delivery.dir} changed during the run (digest ${after} ≠ ${delivery.digest})`,
-      );
+    // The delivery must still be what was digested (and frozen) after every case (DESIGN §6). If it changed, this
+    // case ran on something else: it fails the constraint gate, its record says so (--resume runs it again), and
+    // the delivery's remaining cases are refused — but what ran stays in the report.
+    const refused = await changedSince(prepared, caseRef.id);
+    if (refused) {
+      const grade = stoppedGrade(caseRef, split, trial, 'infra-error', refused);
+      const failed: CaseGrade = {
+        ...grade,
+        status: 'gate-failed',
+        gate: 'constraint-violation',
+        result: 0,
+        wallMs: execution.wallMs,
+        exitCode: execution.exitCode,
+      };
+      return { ...meta(failed, execution.weakerIsolation), refused };
     }
 
     // A call cut short by the sandbox's end is ledgered just after; refused calls (429, 503) are ledgered too but
@@ -337,7 +327,7 @@ export class RunSession {
     const ledger = gateway.ledgerFor(caseKey, trial);
     const usage = gateway.usage(caseKey, trial);
     const runCommand: CommandRunner = (command, opts) =>
-      this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir);
+      this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir, commission);
     const grade = await gradeCase({
       commission,
       caseRef,
@@ -365,6 +355,7 @@ export class RunSession {
     caseRef: CaseRef,
     trial: number,
     runDir: string,
+    commission: Commission,
   ) {
     const exec = await this.limit(() =>
       backend.run({
@@ -377,6 +368,8 @@ export class RunSession {
         inputPath: caseRef.inputPath,
         assetsDir: caseRef.assetsDir,
         outputDir: opts.mounts.output,
+        // The evaluator's command runs the delivery's code (hidden tests of a patched tree): the same things stay hidden.
+        evaluatorPaths: this.evaluatorPaths(commission, caseRef),
         limits: { wallSeconds: opts.timeoutSeconds, memoryMb: 1024, cpus: 1, pids: 256, outputBytes: 1024 * 1024 },
       }),
     );
@@ -386,6 +379,16 @@ export class RunSession {
       stderr: exec.stderr,
       outputDir: opts.mounts.output,
     };
+  }
+
+  /**
+   * What of the evaluator a delivery must not see: the commission (rubric, truth, other cases), the cases' own
+   * directory (which may live outside it), this run's report directory (records, ledger) and the judge cache.
+   */
+  private evaluatorPaths(commission: Commission, caseRef: CaseRef): string[] {
+    const paths = [commission.dir, path.dirname(path.dirname(caseRef.inputPath)), this.options.out];
+    if (this.options.judgeCache) paths.push(this.options.judgeCache);
+    return [...new Set(paths.map((p) => path.resolve(p)))];
   }
 
   private devStringsFor(commission: Commission, prepared: Prepared): string[] {

@@ -58,6 +58,11 @@ export interface CaseMeta {
   sandbox: IsolationName;
   weakerIsolation: string[];
   grade: CaseGrade;
+  /**
+   * Set when the delivery changed while this case ran (what changed): the case fails its constraint gate, the test
+   * fails with this refusal, the delivery's later cases are refused, and `--resume` runs this case again.
+   */
+  refused?: string;
   /** Images that ran instead of the ones the commission names (issue 19): results are not comparable then. */
   substitutedImages?: ImageSubstitution[];
   /** The case's services as they ran, their logs beside the case's record (issue 19). */

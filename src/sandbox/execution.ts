@@ -89,7 +89,7 @@ export interface Ended {
 
 /**
  * The Execution a backend reports once its sandbox has ended: the exit status in the shell convention
- * (`exitAndSignal`), the capped streams, and the output files listed as they are now.
+ * (`exitAndSignal`), the capped streams, the output files listed as they are now, and why they were cut, if they were.
  */
 export async function endedExecution<Isolation extends string>(
   backend: Isolation,
@@ -97,6 +97,7 @@ export async function endedExecution<Isolation extends string>(
   captured: Captured,
   outputDir: string,
   weakerIsolation: string[] = [],
+  outputLimit: string | null = null,
 ): Promise<ExecutionOf<Isolation>> {
   const { exitCode, signal } = exitAndSignal(ended.status, ended.signal);
   const { stdout, stderr } = captured;
@@ -111,6 +112,7 @@ export async function endedExecution<Isolation extends string>(
     stderr: stderr.text(),
     stdoutTruncated: stdout.truncated,
     stderrTruncated: stderr.truncated,
+    outputLimit,
     outputs: await listOutputs(outputDir),
     weakerIsolation,
   };

@@ -37,6 +37,13 @@ export {
   parseImageMap,
 } from './image-map.js';
 export { createLimiter } from './limiter.js';
+export {
+  DEFAULT_OUTPUT_DEPTH,
+  DEFAULT_OUTPUT_ENTRIES,
+  type OutputLimits,
+  outputLimits,
+} from './output-limits.js';
+export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';
 export { type ProcessCapabilities, processCapabilities } from './process/capabilities.js';
 export { BACKENDS, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
@@ -45,12 +52,13 @@ export { resolveSandbox } from './select.js';
 export { ServiceError } from './service-error.js';
 export { createSwarmBackend, type SwarmBackendOptions, swarmBackend } from './swarm/backend.js';
 export { extractTar } from './tar.js';
-export { cleanupNow, installSignalCleanup } from './teardown.js';
+export { cleanupNow, dieWithParent, installSignalCleanup, registerCleanup, stopReason } from './teardown.js';
 export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
 export type {
   BackendName,
   BuildRequest,
   BuiltImageRef,
+  CleanupOptions,
   Execution,
   GatewayAttachment,
   IsolationName,

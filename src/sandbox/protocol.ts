@@ -2,6 +2,7 @@
  * The sandbox protocol (DESIGN §7): one isolated execution of a delivery's entry command on one case. A backend
  * implements these shapes for its own names; `types.ts` gives them the names of the registered backends.
  */
+import type { OutputLimits } from './output-limits.js';
 import type { TrialContainer, TrialSpec } from './trial.js';
 
 export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
@@ -14,6 +15,11 @@ export interface SandboxLimits {
   pids: number;
   /** Cap on captured stdout and on stderr, each; the rest is discarded and the run goes on. */
   outputBytes: number;
+  /**
+   * What the output directory may hold (output-limits.ts): past it the sandbox is stopped, only what fits is kept,
+   * and the execution says why (`outputLimit`). No bound when absent.
+   */
+  out?: OutputLimits;
 }
 
 /** How the delivery reaches the evaluator's model gateway from a sandbox with no network. */
@@ -89,6 +95,12 @@ export interface SandboxSpec {
   assetsDir: string | null;
   /** Host directory that receives the outputs; the only writable mount besides a small /tmp. */
   outputDir: string;
+  /**
+   * Host paths of the evaluator (the commission, the report directory, the cases' own directories) that the delivery
+   * must not see. A container sees nothing of the host anyway; the process backend hides them in its private root
+   * and, where it can build none, refuses to run a case that could read them.
+   */
+  evaluatorPaths?: string[];
   env?: Record<string, string>;
   limits: SandboxLimits;
   gateway?: GatewayAttachment;
@@ -146,6 +158,8 @@ export interface ExecutionOf<Isolation extends string = string> {
   stderr: string;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  /** Why the outputs went past `limits.out` (the sandbox was stopped and only what fits was kept), or null. */
+  outputLimit?: string | null;
   /** Relative paths of the files left in outputDir. */
   outputs: string[];
   /** Guarantees this backend could not give on this machine (e.g. "no network namespace"); empty for docker. */
@@ -162,8 +176,14 @@ export interface ServiceRecord {
   log: string | null;
 }
 
-/** What `cleanup` removed, counted by the kind of thing (containers, volumes, cgroups, …). */
+/** What `cleanup` removed, counted by the kind of thing (containers, volumes, cgroups, …), and what it `kept`. */
 export type Removed = Record<string, number>;
+
+/** How `cleanup` treats leftovers whose owner process is still alive. */
+export interface CleanupOptions {
+  /** Leave what a live process owns (and, without a run id, what cannot be checked from here). Default false. */
+  keepLive?: boolean;
+}
 
 /** A sandbox implementation, registered by its `kind` in `registry.ts`. */
 export interface BackendOf<Isolation extends string = string, Kind extends string = string> {
@@ -187,10 +207,11 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
    */
   build?(request: BuildRequest): Promise<BuiltImageRef>;
   /**
-   * Removes every leftover labelled with `runId` (or every heldout leftover when omitted), counted by kind. Rejects
-   * when the place the leftovers live cannot be reached (an engine that does not answer).
+   * Removes every leftover labelled with `runId` (or every heldout leftover when omitted), counted by kind. With
+   * `keepLive`, what a live process still owns stays (a sweep then takes only what dead runs left), counted as
+   * `kept`. Rejects when the place the leftovers live cannot be reached (an engine that does not answer).
    */
-  cleanup(runId?: string): Promise<Removed>;
+  cleanup(runId?: string, options?: CleanupOptions): Promise<Removed>;
   /**
    * Starts a trial container that stays up while phases run in it (`trial.ts`); only backends with containers have
    * it (docker). Rejects when the image is missing or the container cannot start; the caller must `close` it.

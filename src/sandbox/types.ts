@@ -8,6 +8,7 @@ import type { BACKENDS } from './registry.js';
 export type {
   BuildRequest,
   BuiltImageRef,
+  CleanupOptions,
   GatewayAttachment,
   Removed,
   SandboxLimits,

@@ -8,6 +8,7 @@ import type { Split } from '../commission/index.js';
 import { newRunId, type SuitePlan } from '../run/index.js';
 import type { HeldoutOptions } from './options.js';
 import { HeldoutReporter } from './reporter.js';
+import { armRunTeardown } from './run-teardown.js';
 import { watchedFiles } from './watch-files.js';
 
 const COMMISSION_FILES = ['commission.yaml', 'commission.ts'];
@@ -149,6 +150,8 @@ export function heldout(options: HeldoutOptions): Plugin {
       test.maxConcurrency = options.concurrency ?? os.availableParallelism();
     },
     configureVitest({ vitest }) {
+      // A signal to this (the main) process alone stops the workers and removes the run's sandboxes first.
+      vitest.onClose(armRunTeardown(runId, options.sandbox ?? 'auto'));
       // Reporters given on the command line replace configured ones; heldout's report must be written all the same
       // (users keep `--reporter=junit` etc.), so it joins whatever list Vitest built.
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };

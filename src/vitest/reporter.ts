@@ -166,6 +166,11 @@ export class HeldoutReporter implements Reporter {
       }
       if (summary.partial) process.stdout.write(`heldout: partial run: ${summary.partial.reason}\n`);
       process.stdout.write(`heldout report: ${path.relative(process.cwd(), this.options.out) || '.'}/index.html\n`);
+      // Refused cases (a delivery that changed during the run) never ran: say so beside the figures they are not in.
+      if (ungraded > 0)
+        process.stdout.write(
+          `heldout: ${ungraded} case test(s) have no grade and are not in the report (refused, or an error: see above)\n`,
+        );
     }
     const { verdict } = summary.gate;
     if (verdict === 'fail') {

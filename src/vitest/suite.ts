@@ -61,6 +61,7 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
               declare(name, { timeout, meta: { heldoutCase } }, async ({ task }) => {
                 const meta = await session.runCase({ commission, delivery, caseRef, split, trial });
                 task.meta.heldout = meta;
+                if (meta.refused) throw new CaseFailure(`refused: ${meta.refused}`);
                 // a0 is the evaluator's baseline, measured beside the candidate and outside the verdict: its
                 // misses are in the report (J0), not failed tests that would turn every optimization run red.
                 if (!meta.grade.passed && delivery.role !== 'starter')

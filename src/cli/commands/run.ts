@@ -1,8 +1,9 @@
+import os from 'node:os';
 import path from 'node:path';
 import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import { familyStrategy } from '../../grading/index.js';
 import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
-import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
+import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
 import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { deliveryMap } from '../deliveries.js';
@@ -156,6 +157,9 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       },
       { reporters: (values.reporter as string[] | undefined) ?? ['default'], silent: Boolean(values.silent) },
     );
+    // A signal stopped the run: its teardown (vitest/run-teardown.ts) says so and ends the process with the signal.
+    const stopped = stopReason();
+    if (stopped) return 128 + (os.constants.signals[stopped as NodeJS.Signals] ?? 0);
     if (!result.summary) {
       console.error('heldout run: no case was run (see the errors above)');
       return 2;

@@ -22,10 +22,12 @@ import os from 'node:os';
 import type Docker from 'dockerode';
 import { capture, endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
+import { trimOutputs, watchOutputs } from '../output-limits.js';
 import type {
   BackendOf,
   BuildRequest,
   BuiltImageRef,
+  CleanupOptions,
   ExecutionOf,
   GatewayAttachment,
   Removed,
@@ -267,6 +269,8 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         IpcMode: 'private',
         ShmSize: 16 * 1024 * 1024,
         Init: this.options.init ?? true,
+        // No file the delivery writes grows past the output budget (output-limits.ts: one byte past it fails the gate).
+        Ulimits: limits.out ? [{ Name: 'fsize', Soft: limits.out.bytes + 1, Hard: limits.out.bytes + 1 }] : undefined,
         LogConfig: { Type: 'none', Config: {} },
         AutoRemove: false,
         Privileged: false,
@@ -286,6 +290,12 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       aborted = true;
       void kill();
     };
+    // Bind mode: the outputs land on this host as they are written, so a flood is stopped as it happens.
+    const watch = watchOutputs(
+      this.archive ? '' : spec.outputDir,
+      this.archive ? undefined : limits.out,
+      () => void kill(),
+    );
     try {
       const captured = capture(limits.outputBytes);
       const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
@@ -301,6 +311,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       const waited = (await container.wait()) as { StatusCode: number };
       const wallMs = Math.round(performance.now() - t0);
       clearTimeout(timer);
+      watch.stop();
       // the attach stream ends with the container; do not hang on a stuck connection
       await Promise.race([drained, new Promise((r) => setTimeout(r, 5000))]);
       (stream as unknown as { destroy?: () => void }).destroy?.();
@@ -311,17 +322,21 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       const status = inspected.State?.ExitCode ?? waited.StatusCode;
       let oom = inspected.State?.OOMKilled === true;
       // cgroup v2 engines of some versions never set OOMKilled: a SIGKILL we did not send is the memory limit.
-      if (!oom && !timedOut && status === 137 && (await this.cgroupV2!)) oom = true;
+      if (!oom && !timedOut && !watch.exceeded && status === 137 && (await this.cgroupV2!)) oom = true;
       await staged.collect();
+      const trimmed = limits.out ? await trimOutputs(spec.outputDir, limits.out) : null;
       const signalled = timedOut ? 'SIGKILL' : null;
       return await endedExecution(
         'docker',
         { status, signal: signalled, timedOut, oom, wallMs },
         captured,
         spec.outputDir,
+        [],
+        watch.exceeded ?? trimmed,
       );
     } finally {
       clearTimeout(timer);
+      watch.stop();
       signal?.removeEventListener('abort', onAbort);
       // An engine that went away keeps its container until `heldout gc`; the run's own error says why.
       await container.remove({ force: true, v: true }).catch((err) => {
@@ -340,8 +355,8 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     }
   }
 
-  cleanup(runId?: string): Promise<Removed> {
-    return cleanupEngine(this.docker, runId);
+  cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
+    return cleanupEngine(this.docker, runId, options.keepLive);
   }
 
   /** A trial container (docker/trial.ts), holding one of the engine gate's slots until it is closed. */

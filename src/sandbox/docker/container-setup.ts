@@ -3,6 +3,7 @@
  * the user, the environment, the image check, and how the model gateway's socket reaches the engine.
  */
 import type Docker from 'dockerode';
+import { OWNER_LABEL, ownerToken } from '../owner.js';
 import type { GatewayAttachment, SandboxSpec } from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { caseEnv } from '../staging.js';
@@ -13,9 +14,18 @@ import { ensureRuntimeImage, RUNTIME_IMAGE } from './runtime-image.js';
 export const LABEL = 'heldout';
 export const RUN_LABEL = 'heldout.run';
 
-/** The labels of one case × trial's sandbox: `heldout gc` and SIGINT handling find it by them. */
+/**
+ * The labels of one case × trial's sandbox: `heldout gc` and SIGINT handling find it by them, and a sweep tells by
+ * its owner whether the process that made it is still alive.
+ */
 export function caseLabels(spec: Pick<SandboxSpec, 'runId' | 'caseId' | 'trial'>): Record<string, string> {
-  return { [LABEL]: '1', [RUN_LABEL]: spec.runId, 'heldout.case': spec.caseId, 'heldout.trial': String(spec.trial) };
+  return {
+    [LABEL]: '1',
+    [RUN_LABEL]: spec.runId,
+    'heldout.case': spec.caseId,
+    'heldout.trial': String(spec.trial),
+    [OWNER_LABEL]: ownerToken(),
+  };
 }
 
 /** Where things are inside a docker sandbox. */

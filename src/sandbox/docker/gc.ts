@@ -1,9 +1,11 @@
 /**
  * What a killed run left on an engine (DESIGN §7): every Swarm service, container, network and volume labelled
  * `heldout=1`, or only those of one run. Services go first: their tasks' containers would otherwise be recreated
- * or hold the volumes.
+ * or hold the volumes. With `keepLive`, whatever a live process still owns stays (owner.ts): a sweep collects only
+ * what a run whose process is gone left behind.
  */
 import type Docker from 'dockerode';
+import { OWNER_LABEL, ownerState } from '../owner.js';
 import type { Removed } from '../protocol.js';
 import { LABEL, RUN_LABEL } from './container-setup.js';
 import { engineAnswers, engineLabel, getDocker, statusOf } from './engine.js';
@@ -16,6 +18,15 @@ export interface GcResult {
   volumes: number;
   /** Swarm services (only when the engine is a swarm manager). */
   services: number;
+  /** Objects left alone because their owner is alive (or, sweeping every run, cannot be checked from here). */
+  kept: number;
+}
+
+/** Gc's choice for one labelled object: a live owner's stays; an unknown owner's goes only when its run is named. */
+function keeps(labels: Record<string, string> | undefined | null, keepLive: boolean, runNamed: boolean): boolean {
+  if (!keepLive) return false;
+  const state = ownerState(labels?.[OWNER_LABEL]);
+  return state === 'live' || (state === 'unknown' && !runNamed);
 }
 
 /** Counts one removal; something already gone (404) is not counted, any other refusal rejects. */
@@ -29,21 +40,30 @@ async function removed(remove: () => Promise<unknown>): Promise<number> {
   }
 }
 
-/** Removes every heldout service, container, network and volume (only those of `runId` when given) on one engine. */
-export async function gc(options: { docker?: Docker; runId?: string } = {}): Promise<GcResult> {
+/**
+ * Removes every heldout service, container, network and volume (only those of `runId` when given) on one engine;
+ * with `keepLive`, only those whose owner process is gone (and, when `runId` names the run, those of no known owner).
+ */
+export async function gc(options: { docker?: Docker; runId?: string; keepLive?: boolean } = {}): Promise<GcResult> {
   const docker = options.docker ?? getDocker();
   const label = options.runId ? [`${RUN_LABEL}=${options.runId}`] : [`${LABEL}=1`];
-  const result: GcResult = { containers: 0, networks: 0, volumes: 0, services: 0 };
-  let services: { ID: string }[] = [];
+  const result: GcResult = { containers: 0, networks: 0, volumes: 0, services: 0, kept: 0 };
+  const keep = (labels: Record<string, string> | undefined | null) => {
+    const k = keeps(labels, options.keepLive === true, options.runId !== undefined);
+    if (k) result.kept++;
+    return k;
+  };
+  let services: { ID: string; Spec?: { Labels?: Record<string, string> } }[] = [];
   try {
-    services = (await docker.listServices({ filters: { label } })) as { ID: string }[];
+    services = (await docker.listServices({ filters: { label } })) as typeof services;
   } catch (err) {
     // 503: this engine is not a swarm manager, so it has no services
     if (statusOf(err) !== 503) throw err;
   }
+  services = services.filter((s) => !keep(s.Spec?.Labels));
   for (const s of services) result.services += await removed(() => docker.getService(s.ID).remove());
   if (services.length > 0) await waitForTaskContainers(docker, label);
-  const list = await docker.listContainers({ all: true, filters: { label } });
+  const list = (await docker.listContainers({ all: true, filters: { label } })).filter((c) => !keep(c.Labels));
   await Promise.all(
     list.map(async (c) => {
       result.containers += await removed(() => docker.getContainer(c.Id).remove({ force: true, v: true }));
@@ -51,9 +71,9 @@ export async function gc(options: { docker?: Docker; runId?: string } = {}): Pro
     }),
   );
   for (const n of await docker.listNetworks({ filters: { label } }))
-    result.networks += await removed(() => docker.getNetwork(n.Id).remove());
+    if (!keep(n.Labels)) result.networks += await removed(() => docker.getNetwork(n.Id).remove());
   for (const v of (await docker.listVolumes({ filters: { label } })).Volumes ?? [])
-    result.volumes += await removed(() => docker.getVolume(v.Name).remove({ force: true }));
+    if (!keep(v.Labels)) result.volumes += await removed(() => docker.getVolume(v.Name).remove({ force: true }));
   return result;
 }
 
@@ -71,9 +91,9 @@ async function waitForTaskContainers(docker: Docker, label: string[]): Promise<v
 }
 
 /** A docker-isolated backend's `cleanup`: `gc` on its engine, which must answer within 5 s. */
-export async function cleanupEngine(docker: Docker, runId?: string): Promise<Removed> {
+export async function cleanupEngine(docker: Docker, runId?: string, keepLive = false): Promise<Removed> {
   if (!(await engineAnswers(5000, docker))) {
     throw new Error(`no docker engine answers at ${engineLabel(docker)}; nothing to clean there`);
   }
-  return { ...(await gc({ docker, runId })) };
+  return { ...(await gc({ docker, runId, keepLive })) };
 }

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
+import { OWNER_LABEL, ownerToken } from '../owner.js';
 import type { GatewayAttachment, SandboxSpec } from '../protocol.js';
 import { stageCase } from '../staging.js';
 import { caseVolumes, collectCase, stageThroughArchive } from './archive-stage.js';
@@ -66,7 +67,7 @@ export async function stageArchive(
       '_',
     ),
     image,
-    labels: { [LABEL]: '1', [RUN_LABEL]: spec.runId, 'heldout.case': spec.caseId },
+    labels: { [LABEL]: '1', [RUN_LABEL]: spec.runId, 'heldout.case': spec.caseId, [OWNER_LABEL]: ownerToken() },
     volumes: await caseVolumes(spec, gw),
   });
   const mounts = [...stage.mounts];

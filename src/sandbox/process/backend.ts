@@ -17,17 +17,20 @@ import { existsSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { shQuote } from '../../util/index.js';
+import { endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
-import type { BackendOf, ExecutionOf, Removed, SandboxSpec } from '../protocol.js';
-import { SANDBOX_UID } from '../sandbox-user.js';
+import { copyOutputsBounded } from '../output-limits.js';
+import { localOwner, localOwnerState } from '../owner.js';
+import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec, ServiceRecord } from '../protocol.js';
+import { SERVICE_UID } from '../sandbox-user.js';
 import { caseEnv, fillPlaceholders, prepareOutputDir, stageCase, validateSpec } from '../staging.js';
 import { type ProcessCapabilities, processCapabilities, which, withOverrides } from './capabilities.js';
 import { type Cgroup, createCgroup, destroyLeftoverCgroups } from './cgroup.js';
 import { makeReadOnlyCopy, pathsToHide, reachableByOthers } from './host-paths.js';
 import { spawnAndWait } from './launch.js';
+import { innerScript, outerScript, type ProcessLayout } from './scripts.js';
 import { servicesRefusal, stageServices } from './services.js';
 import { weakerIsolation } from './weaker-isolation.js';
 
@@ -57,6 +60,27 @@ export interface ProcessBackendOptions {
    * that permits less). Only switching guarantees off is meaningful.
    */
   capabilities?: Partial<ProcessCapabilities>;
+}
+
+/** Copies everything: the stage's own copies (case outputs in and out) are bounded elsewhere, if at all. */
+const UNBOUNDED = {
+  bytes: Number.POSITIVE_INFINITY,
+  entries: Number.POSITIVE_INFINITY,
+  depth: Number.POSITIVE_INFINITY,
+};
+
+/**
+ * Where this host can build no private root, the evaluator's own paths must at least be out of the sandbox user's
+ * reach; a case that could read them is refused (an infra error of the run), never run with them in sight.
+ */
+async function refuseVisible(paths: string[], dropUser: boolean, mountns: boolean): Promise<void> {
+  for (const p of paths) {
+    if (!existsSync(p)) continue;
+    if (dropUser && !(await reachableByOthers(p))) continue;
+    throw new Error(
+      `sandbox process: cannot hide ${p} from the delivery on this host (${mountns ? 'no private root can be built in the mount namespace' : 'no mount namespace: unshare is not permitted'}${dropUser ? '' : ', and the delivery would run as the host user'}); run it with --sandbox docker, or where unshare may create namespaces`,
+    );
+  }
 }
 
 class ProcessBackend implements BackendOf<'process', 'process'> {
@@ -90,14 +114,18 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
     const caps = await this.caps();
     const refused = servicesRefusal(spec, caps);
     if (refused) throw new Error(refused);
-    const cgroupsAllowed = caps.cgroups;
     const stage = await mkdtemp(join(os.tmpdir(), 'heldout-proc-'));
     let cgroup: Cgroup | null = null;
     try {
       await chmod(stage, 0o755);
       const caseDir = join(stage, 'case');
       await stageCase(spec, caseDir);
-      await prepareOutputDir(spec.outputDir);
+      // The command writes into the stage, never beside the run's records: what fits the budget is copied back.
+      const outputDir = resolve(spec.outputDir);
+      await prepareOutputDir(outputDir);
+      const out = join(stage, 'out');
+      await copyOutputsBounded(outputDir, out, UNBOUNDED);
+      await prepareOutputDir(out);
       const tmp = join(stage, 'tmp');
       await mkdir(tmp, { mode: 0o1777 });
       await chmod(tmp, 0o1777);
@@ -107,17 +135,16 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
 
       // As root, run as 65534 — when everything the run needs is reachable by that user.
       const deliveryDir = resolve(spec.deliveryDir);
-      const outputDir = resolve(spec.outputDir);
       const gwPaths = spec.gateway ? [spec.gateway.relayScript] : [];
       const dropUser =
         caps.dropUser &&
-        (await reachableByOthers(outputDir, true)) &&
         (!spec.gateway || (await reachableByOthers(spec.gateway.socketPath, true))) &&
         (
           await Promise.all(
             [...gwPaths, ...(spec.mounts ?? []).map((m) => m.hostPath)].map((p) => reachableByOthers(p)),
           )
         ).every(Boolean);
+      if (!caps.privateRoot) await refuseVisible(spec.evaluatorPaths ?? [], dropUser, caps.mountns);
       // The delivery: re-mounted read-only in place inside a mount namespace, otherwise (or when 65534 could not
       // reach it where it is) a read-only copy.
       const copyDelivery = !caps.mountns || (dropUser && !(await reachableByOthers(deliveryDir)));
@@ -127,17 +154,16 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         await cp(deliveryDir, delivery, { recursive: true, dereference: false, verbatimSymlinks: true });
         await makeReadOnlyCopy(delivery);
       }
-      const map = {
-        input: join(caseDir, 'input.md'),
-        case: caseDir,
-        output: outputDir,
-        run: join(outputDir, '.run'),
-        delivery,
-      };
+      const map = { input: join(caseDir, 'input.md'), case: caseDir, output: out, run: join(out, '.run'), delivery };
       let command = fillPlaceholders(spec.command, map);
 
-      // Entry commands say `python`; not every host has it.
-      const hostPath = dropUser ? '/usr/local/bin:/usr/bin:/bin' : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin');
+      // Entry commands say `python`; not every host has it. In a private root only system directories exist.
+      const systemPath = '/usr/local/bin:/usr/bin:/bin';
+      const hostPath = caps.privateRoot
+        ? `${dirname(process.execPath)}${delimiter}${systemPath}`
+        : dropUser
+          ? systemPath
+          : (process.env.PATH ?? systemPath);
       if (!which('python', hostPath)) {
         const py3 = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : which('python3', hostPath);
         if (py3) await symlink(py3, join(bin, 'python'));
@@ -172,60 +198,45 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         ? await stageServices(spec, stage, {
             node: process.execPath,
             env: { PATH: env.PATH, HOME: tmp, TMPDIR: tmp, LANG: 'C.UTF-8' },
-            uid: dropUser ? SANDBOX_UID : null,
+            uid: dropUser ? SERVICE_UID : null,
           })
         : null;
-      const needed = [stage, outputDir, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];
+      const needed = [stage, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];
       if (gw) needed.push(gw.socketPath, gw.relayScript);
-      const hide = caps.mountns ? pathsToHide(spec, needed) : [];
-
-      // inner.sh runs inside the namespaces: mounts, then the command (as 65534 when we are root).
-      const inner: string[] = [];
-      if (netns && caps.loopbackUp) inner.push(`${caps.loopbackUp} >/dev/null 2>&1 || true`);
-      inner.push('set -e');
-      if (caps.mountns) {
-        inner.push(`mount --bind ${shQuote(delivery)} ${shQuote(delivery)}`);
-        inner.push(`mount -o remount,bind,ro ${shQuote(delivery)}`);
-        for (const m of spec.mounts ?? []) {
-          if (m.readOnly) {
-            inner.push(`mount --bind ${shQuote(m.hostPath)} ${shQuote(m.hostPath)}`);
-            inner.push(`mount -o remount,bind,ro ${shQuote(m.hostPath)}`);
-          }
-        }
-        for (const h of hide) inner.push(`mount -t tmpfs -o ro,size=4k,mode=0555 heldout-hidden ${shQuote(h)}`);
-      }
-      inner.push('set +e');
-      if (pod) inner.push(...pod.start);
-      inner.push(`cd ${shQuote(delivery)}`);
-      const entry = join(stage, 'entry.sh');
-      await writeFile(entry, `${command}\n`, { mode: 0o644 });
-      const run = dropUser
-        ? `setpriv --reuid=${SANDBOX_UID} --regid=${SANDBOX_UID} --clear-groups --no-new-privs -- /bin/sh ${shQuote(entry)}`
-        : `/bin/sh ${shQuote(entry)}`;
-      // With services the shell stays to check them once the entry is done; its status is passed on.
-      if (pod) inner.push(run, 'heldout_rc=$?', ...pod.check, 'exit $heldout_rc');
-      else inner.push(`exec ${run}`);
+      const hide = caps.mountns && !caps.privateRoot ? pathsToHide(spec, needed) : [];
+      const layout: ProcessLayout = {
+        stage,
+        tmp,
+        delivery,
+        entry: join(stage, 'entry.sh'),
+        start: join(stage, 'start.sh'),
+        mounts: spec.mounts ?? [],
+        files: gw ? [gw.socketPath, gw.relayScript] : [],
+        hide,
+        services: pod ? { dir: pod.dir, start: pod.start, check: pod.check } : null,
+      };
+      await writeFile(layout.entry, `${command}\n`, { mode: 0o644 });
+      const scripts = innerScript(layout, { ...caps, dropUser, netns });
+      if (scripts.start) await writeFile(layout.start, scripts.start, { mode: 0o644 });
       const innerPath = join(stage, 'inner.sh');
-      await writeFile(innerPath, `${inner.join('\n')}\n`, { mode: 0o644 });
+      await writeFile(innerPath, scripts.inner, { mode: 0o644 });
 
-      // outer: enter the cgroup first (so every descendant is in it), then the namespaces.
-      cgroup = !cgroupsAllowed
+      cgroup = !caps.cgroups
         ? null
         : await createCgroup(
-            `${spec.runId}--${spec.caseId}-${spec.trial}-${process.pid}-${Date.now()}-${++cgroupSeq}`,
+            `${spec.runId}--${spec.caseId}-${spec.trial}-${++cgroupSeq}-${localOwner()}-${Date.now()}`,
             {
               memoryBytes: Math.floor(spec.limits.memoryMb * 1024 * 1024),
               pids: Math.floor(spec.limits.pids),
               cpus: spec.limits.cpus,
             },
           );
-      const outer: string[] = [];
-      for (const f of cgroup?.procsFiles ?? []) outer.push(`echo $$ > ${shQuote(f)}`);
-      const deathsig = caps.pdeathsig ? 'setpriv --pdeathsig KILL ' : '';
-      outer.push(
-        unshareFlags.length
-          ? `exec ${deathsig}unshare ${unshareFlags.join(' ')} /bin/sh ${shQuote(innerPath)}`
-          : `exec ${deathsig}/bin/sh ${shQuote(innerPath)}`,
+      const outer = outerScript(
+        cgroup?.procsFiles ?? [],
+        innerPath,
+        unshareFlags,
+        caps.pdeathsig,
+        spec.limits.out?.bytes ?? null,
       );
 
       const weaker = weakerIsolation(spec, { ...caps, dropUser, netns }, cgroup, hide, copyDelivery);
@@ -234,13 +245,26 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
           'network: host network kept (no tool here brings loopback up in a new namespace, and the gateway relay needs it)';
       }
       if (pod) weaker.push(...pod.weakerIsolation);
-      const execution = await spawnAndWait(spec, outer.join(' && '), env, stage, cgroup, weaker, options.signal);
+      let services: ServiceRecord[] | undefined;
+      const ran = await spawnAndWait(spec, outer, env, stage, cgroup, out, options.signal);
       if (pod) {
         const failed = await pod.failure();
         const records = await pod.records(spec.serviceLogDir);
         if (failed) throw failed;
-        execution.services = records;
+        services = records;
       }
+      await rm(outputDir, { recursive: true, force: true });
+      const copied = await copyOutputsBounded(out, outputDir, spec.limits.out ?? UNBOUNDED);
+      await chmod(outputDir, 0o777).catch(() => {});
+      const execution = await endedExecution(
+        'process',
+        ran.ended,
+        ran.captured,
+        outputDir,
+        weaker,
+        ran.outputLimit ?? copied,
+      );
+      if (services) execution.services = services;
       return execution;
     } finally {
       await cgroup?.destroy();
@@ -254,11 +278,19 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
 
   /**
    * Kills and removes what a killed run left in its cgroups (`heldout-<runId>--…`; all heldout ones without runId).
-   * Without cgroups there is nothing to find: process groups die with their run (and with heldout, via pdeathsig).
+   * Each name carries its owner (`…-<pid>.<start>-<ms>`), so `keepLive` keeps a live process's. Without cgroups
+   * there is nothing to find: process groups die with their run (and with heldout, via pdeathsig).
    */
-  async cleanup(runId?: string): Promise<Removed> {
+  async cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
     if (!(await this.caps()).cgroups) return { cgroups: 0 };
-    return { cgroups: await destroyLeftoverCgroups(runId ? `heldout-${runId}--` : 'heldout-') };
+    const keep = (name: string) => {
+      if (!options.keepLive) return false;
+      const owner = /-(\d+\.\d+)-\d+$/.exec(name)?.[1];
+      const state = owner ? localOwnerState(owner) : 'unknown';
+      return state === 'live' || (state === 'unknown' && runId === undefined);
+    };
+    const { removed, kept } = await destroyLeftoverCgroups(runId ? `heldout-${runId}--` : 'heldout-', keep);
+    return kept > 0 ? { cgroups: removed, kept } : { cgroups: removed };
   }
 }
 

@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { shQuote } from '../../util/index.js';
 import { cgroupSupport } from './cgroup.js';
+import { privateRootProbe } from './private-root.js';
 
 const execFileP = promisify(execFile);
 
@@ -26,6 +27,11 @@ export interface ProcessCapabilities {
   /** The command that brings loopback up inside a new network namespace (it starts down); null: none works. */
   loopbackUp: string | null;
   cgroups: boolean;
+  /**
+   * A private root can be built in the mount namespace and entered (private-root.ts): the case then sees the
+   * system directories, its stage and its delivery, and nothing else of the host.
+   */
+  privateRoot: boolean;
 }
 
 /** The path of an executable on `path` (or the usual system directories), or null. */
@@ -64,6 +70,7 @@ async function probeCapabilities(): Promise<ProcessCapabilities> {
     pdeathsig,
     cgroups,
     loopbackUp: null,
+    privateRoot: false,
   };
   const unshare = process.platform === 'linux' ? which('unshare') : null;
   if (!unshare) return none;
@@ -86,7 +93,20 @@ async function probeCapabilities(): Promise<ProcessCapabilities> {
       return base;
     };
     if (await ok(unshare, [...full, '/bin/sh', '-c', script])) {
-      return withLoopback(full, { ...none, unshareFlags: full, netns: true, mountns: true, pidns: true });
+      const chroot = which('chroot') ?? which('chroot', '/usr/sbin:/sbin');
+      // Without a user to drop to, the command drops its capabilities with setpriv, or a chroot would not hold it.
+      const privateRoot =
+        chroot !== null &&
+        (dropUser || setpriv !== null) &&
+        (await ok(unshare, [...full, '/bin/sh', '-c', privateRootProbe(probeDir, chroot)]));
+      return withLoopback(full, {
+        ...none,
+        unshareFlags: full,
+        netns: true,
+        mountns: true,
+        pidns: true,
+        privateRoot,
+      });
     }
     const netOnly = [...userFlags, '-n'];
     if (await ok(unshare, [...netOnly, 'true']))
@@ -118,6 +138,7 @@ export function withOverrides(
   let flags = probed.unshareFlags;
   if (!c.pidns) flags = flags.filter((f) => !['-p', '-f', '--kill-child', '--mount-proc'].includes(f));
   if (!c.mountns) flags = flags.filter((f) => f !== '-m' && f !== '--mount-proc');
+  if (!c.mountns) c.privateRoot = false;
   if (!c.netns) flags = flags.filter((f) => f !== '-n');
   if (flags.every((f) => f === '-r')) flags = [];
   return { ...c, unshareFlags: o.unshareFlags ?? flags };

@@ -119,10 +119,16 @@ async function removeDir(dir: string): Promise<void> {
   }
 }
 
-/** Kills the processes of, and removes, every cgroup whose name starts with `prefix` (sanitised like ours). */
-export async function destroyLeftoverCgroups(prefix: string): Promise<number> {
+/**
+ * Kills the processes of, and removes, every cgroup whose name starts with `prefix` (sanitised like ours) and that
+ * `keep` (given the name) does not keep.
+ */
+export async function destroyLeftoverCgroups(
+  prefix: string,
+  keep: (name: string) => boolean = () => false,
+): Promise<{ removed: number; kept: number }> {
   const flavour = await cgroupSupport();
-  if (!flavour) return 0;
+  if (!flavour) return { removed: 0, kept: 0 };
   const clean = prefix.replace(/[^A-Za-z0-9_.-]/g, '_');
   const parents =
     flavour.version === 1 ? [flavour.memory, flavour.pids, ...(flavour.cpu ? [flavour.cpu] : [])] : [flavour.root];
@@ -132,12 +138,18 @@ export async function destroyLeftoverCgroups(prefix: string): Promise<number> {
       if (d.isDirectory() && d.name.startsWith(clean) && !d.name.startsWith('heldout-probe-')) names.add(d.name);
     }
   }
+  let kept = 0;
+  for (const name of [...names]) {
+    if (!keep(name)) continue;
+    names.delete(name);
+    kept++;
+  }
   for (const name of names) {
     const dirs = parents.map((p) => join(p, name)).filter((d) => existsSync(d));
     await killAll(dirs.map((d) => join(d, 'cgroup.procs')));
     for (const d of dirs) await removeDir(d);
   }
-  return names.size;
+  return { removed: names.size, kept };
 }
 
 /** Creates a cgroup with the given limits, or returns null when the host does not allow it. */

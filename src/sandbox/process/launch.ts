@@ -1,9 +1,17 @@
 /** The process backend's child: started detached, killed as a group, waited for with capped output. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { capture, endedExecution } from '../execution.js';
-import type { ExecutionOf, SandboxSpec } from '../protocol.js';
+import { type Captured, capture, type Ended } from '../execution.js';
+import { watchOutputs } from '../output-limits.js';
+import type { SandboxSpec } from '../protocol.js';
 import { registerCleanup } from '../teardown.js';
 import type { Cgroup } from './cgroup.js';
+
+/** How the child ended, what it printed, and why its outputs stopped it (past the output budget), if they did. */
+export interface Launched {
+  ended: Ended;
+  captured: Captured;
+  outputLimit: string | null;
+}
 
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
@@ -16,7 +24,8 @@ function killGroup(child: ChildProcess): void {
 
 /**
  * Starts the outer script in its own process group and waits for it: wall-clock kill of the whole group (and its
- * cgroup), capped output, OOM from the cgroup. Resolves with the Execution; rejects when aborted or not spawned.
+ * cgroup), a kill once `outDir` is past the output budget, capped output, OOM from the cgroup. Rejects when
+ * aborted or not spawned.
  */
 export function spawnAndWait(
   spec: SandboxSpec,
@@ -24,10 +33,10 @@ export function spawnAndWait(
   env: Record<string, string>,
   stage: string,
   cgroup: Cgroup | null,
-  weakerIsolation: string[],
+  outDir: string,
   signal?: AbortSignal,
-): Promise<ExecutionOf<'process'>> {
-  return new Promise<ExecutionOf<'process'>>((resolvePromise, reject) => {
+): Promise<Launched> {
+  return new Promise<Launched>((resolvePromise, reject) => {
     const { stdout, stderr } = capture(spec.limits.outputBytes);
     const t0 = performance.now();
     const child = spawn('/bin/sh', ['-c', outer], {
@@ -55,11 +64,16 @@ export function spawnAndWait(
       aborted = true;
       killGroup(child);
     };
+    const watch = watchOutputs(outDir, spec.limits.out, () => {
+      killGroup(child);
+      void cgroup?.destroy();
+    });
     signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout!.on('data', (b: Buffer) => stdout.push(b));
     child.stderr!.on('data', (b: Buffer) => stderr.push(b));
     child.on('error', (err) => {
       clearTimeout(timer);
+      watch.stop();
       unregister();
       reject(err);
     });
@@ -67,6 +81,7 @@ export function spawnAndWait(
       wallMs = Math.round(performance.now() - t0);
       exited = { code, sig };
       clearTimeout(timer);
+      watch.stop();
       // the command is done: whatever it left running goes too (as a container's end would take it)
       killGroup(child);
       // a process that escaped the group may still hold the pipes: stop reading after a grace period
@@ -89,7 +104,7 @@ export function spawnAndWait(
       const oom = cgroup ? (await cgroup.oomKills()) > 0 : false;
       const e = exited ?? { code: null, sig: null };
       const ended = { status: e.code, signal: e.sig, timedOut, oom, wallMs };
-      resolvePromise(await endedExecution('process', ended, { stdout, stderr }, spec.outputDir, weakerIsolation));
+      resolvePromise({ ended, captured: { stdout, stderr }, outputLimit: watch.exceeded });
     };
   });
 }

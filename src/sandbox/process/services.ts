@@ -6,7 +6,8 @@
  *
  * Weaker than docker's pod, and said so in `weakerIsolation`: a service's image is not used (its command runs on
  * this host's binaries), and its files are staged copies whose container paths are rewritten in its command and
- * environment (a path the service's own code names inside itself is not).
+ * environment (a path the service's own code names inside itself is not). In a private root (issue 17) the
+ * services stay outside it, as their own user (SERVICE_UID), their staged directory hidden from the case.
  */
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -36,6 +37,8 @@ export function servicesRefusal(spec: SandboxSpec, caps: ProcessCapabilities): s
 
 /** What the services add to the case's inner script, and how their failures and logs come back. */
 export interface StagedServices {
+  /** Where the services' config, copies and logs are (evaluator-owned: hidden from the entry in a private root). */
+  dir: string;
   /** Lines inside the namespaces, after the mounts and before the entry. */
   start: string[];
   /** Lines after the entry (its status in $heldout_rc). */
@@ -108,6 +111,7 @@ export async function stageServices(
 
   const logOf = async (name: string) => readFile(join(dir, `${name}.log`), 'utf8').catch(() => '');
   return {
+    dir,
     start: [`mount --bind ${shQuote(join(dir, 'hosts'))} /etc/hosts`, `${supervisor('start')} || exit 97`],
     check: [`${supervisor('check')} || exit 97`],
     weakerIsolation: [

@@ -14,9 +14,11 @@ export function weakerIsolation(
   if (!caps.netns)
     w.push('network: no network namespace here (unshare not permitted); the delivery can reach the network');
   w.push(
-    caps.mountns
-      ? `filesystem: the host's files stay visible (only ${hide.length ? hide.join(', ') : 'nothing'} hidden; the delivery is read-only)`
-      : "filesystem: the host's files stay visible, other cases and truth files included; the delivery is a copy made read-only by file mode",
+    caps.privateRoot
+      ? "filesystem: a private root of the host's system directories (/usr, /lib, …, and what programs need of /etc, read-only), the case's stage and the delivery (read-only); nothing else of the host is visible"
+      : caps.mountns
+        ? `filesystem: the host's files stay visible (only ${hide.length ? hide.join(', ') : 'nothing'} hidden; the delivery is read-only)`
+        : "filesystem: the host's files stay visible, other cases and truth files included; the delivery is a copy made read-only by file mode",
   );
   if (copied && !caps.mountns && !caps.dropUser && (process.getuid?.() ?? -1) === 0) {
     w.push('delivery write protection: root ignores file modes (writes land in the copy; the original is untouched)');

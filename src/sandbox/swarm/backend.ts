@@ -35,7 +35,16 @@ import { buildOnEngine } from '../docker/image-build.js';
 import { RUNTIME_IMAGE } from '../docker/runtime-image.js';
 import { capture, endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
-import type { BackendOf, BuildRequest, BuiltImageRef, ExecutionOf, Removed, SandboxSpec } from '../protocol.js';
+import { trimOutputs } from '../output-limits.js';
+import type {
+  BackendOf,
+  BuildRequest,
+  BuiltImageRef,
+  CleanupOptions,
+  ExecutionOf,
+  Removed,
+  SandboxSpec,
+} from '../protocol.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
 import { registerCleanup } from '../teardown.js';
 import { serviceName, serviceOptions } from './service.js';
@@ -224,7 +233,8 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
       await demultiplex(Buffer.isBuffer(logs) ? Readable.from([logs]) : (logs as NodeJS.ReadableStream), captured);
       await collectCase(stage, spec);
       const ended = { ...result, signal: result.timedOut ? 'SIGKILL' : null };
-      return await endedExecution('docker', ended, captured, spec.outputDir);
+      const trimmed = spec.limits.out ? await trimOutputs(spec.outputDir, spec.limits.out) : null;
+      return await endedExecution('docker', ended, captured, spec.outputDir, [], trimmed);
     } finally {
       unregister();
       if (service) {
@@ -246,8 +256,8 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
     });
   }
 
-  cleanup(runId?: string): Promise<Removed> {
-    return cleanupEngine(this.docker, runId);
+  cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
+    return cleanupEngine(this.docker, runId, options.keepLive);
   }
 }
 
