@@ -93,7 +93,7 @@ describe('heldout import agentswe', () => {
 
   test('--profile, --lang and --product belong to agentswe; a refused package exits 2 with the reason', async () => {
     await expect(
-      importCommand.run({ values: { out: 'x', profile: 'lite-v1.1' }, positionals: ['harbor', 'x'] }),
+      importCommand.run({ values: { out: 'x', profile: 'lite-v1.1' }, positionals: ['harbor', fixtures] }),
     ).rejects.toThrow(/--profile applies to agentswe imports only/);
     const code = await importCommand.run({
       values: { out: path.join(tmp('cli'), 'c'), json: true, profile: 'nope' },
