@@ -151,7 +151,10 @@ describe('log-triage properties', () => {
     expect(grade.gate).toBe('missing-artifact');
     // The reference delivery passes the same case: the failure is the delivery's, not the case's.
     const ok = await gradeOrdinary(dir, 'dev', path.basename(caseDir), delivery('reference'));
-    expect(ok.passed, JSON.stringify(ok.dimensions)).toBe(true);
+    expect(
+      ok.passed,
+      JSON.stringify({ s: ok.status, g: ok.gate, r: (ok as any).reason, e: (ok as any).evidence }),
+    ).toBe(true);
   });
 
   test('overfit: fails a property; the minimal held-out case fails its rubric the same way; the same seed gives the same case', async () => {

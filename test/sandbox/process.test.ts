@@ -3,6 +3,7 @@
  * every optional isolation switched off (what a locked-down CI runner without docker gives). What a variant cannot
  * enforce is skipped, and the skipped test's name says why; `weakerIsolation` of each execution says the same.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import {
   createProcessBackend,
@@ -97,6 +98,22 @@ describe('process sandbox', () => {
       for (const m of ['network:', 'memory limit:', 'pids limit:', 'oom:', 'cpu limit:', 'user:', 'processes:']) {
         expect(weakSaid).toContain(m);
       }
+    } finally {
+      await s.cleanup();
+    }
+  });
+
+  test('an output directory used before is writable again: what an earlier run left may be overwritten', async () => {
+    const s = await scratch('reused-out');
+    try {
+      const c = await makeCase(`${s.root}/cases`, 'c', 'x');
+      const base = { command: 'echo again > {output}/r.txt', deliveryDir: s.delivery('ok'), inputPath: c.inputPath };
+      const outputDir = `${s.root}/out`;
+      const first = await processBackend.run(spec({ ...base, command: 'echo first > {output}/r.txt', outputDir }));
+      expect(first.exitCode, first.stderr).toBe(0);
+      const again = await processBackend.run(spec({ ...base, outputDir }));
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(readFileSync(`${outputDir}/r.txt`, 'utf8')).toBe('again\n');
     } finally {
       await s.cleanup();
     }

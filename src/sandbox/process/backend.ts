@@ -24,7 +24,7 @@ import { gatewayWrapper } from '../gateway-wrapper.js';
 import { copyOutputsBounded } from '../output-limits.js';
 import { localOwner, localOwnerState } from '../owner.js';
 import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec, ServiceRecord } from '../protocol.js';
-import { SERVICE_UID } from '../sandbox-user.js';
+import { SANDBOX_UID, SERVICE_UID } from '../sandbox-user.js';
 import { caseEnv, fillPlaceholders, prepareOutputDir, stageCase, validateSpec } from '../staging.js';
 import { type ProcessCapabilities, processCapabilities, which, withOverrides } from './capabilities.js';
 import { type Cgroup, createCgroup, destroyLeftoverCgroups } from './cgroup.js';
@@ -144,6 +144,9 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
             [...gwPaths, ...(spec.mounts ?? []).map((m) => m.hostPath)].map((p) => reachableByOthers(p)),
           )
         ).every(Boolean);
+      // What an earlier run of this output directory left was copied in by root; as on docker, where the sandbox
+      // user wrote it, the command may overwrite it.
+      if (dropUser) await execFileP('chown', ['-R', '-h', `${SANDBOX_UID}:${SANDBOX_UID}`, out]);
       if (!caps.privateRoot) await refuseVisible(spec.evaluatorPaths ?? [], dropUser, caps.mountns);
       // The delivery: re-mounted read-only in place inside a mount namespace, otherwise (or when 65534 could not
       // reach it where it is) a read-only copy.
