@@ -96,12 +96,14 @@ describe('what a Dockerfile needs from the engine', () => {
       const lines: string[] = [];
       const baseOf = new Map<string, string | null>();
       let final: string | null = null;
-      for (const [image, alias] of stages) {
+      for (const [image, drawn] of stages) {
         // refer back to an earlier stage now and then
         const from = seen.length && image.length % 3 === 0 ? seen[0] : image;
+        // A stage name is given once: Docker refuses a Dockerfile that repeats one.
+        const alias = drawn && !seen.includes(drawn) ? drawn : null;
         lines.push(`FROM ${from}${alias ? ` AS ${alias}` : ''}`, 'RUN true');
         final = baseOf.has(from) ? baseOf.get(from)! : from === 'scratch' ? null : from;
-        if (alias && !seen.includes(alias)) {
+        if (alias) {
           seen.push(alias);
           baseOf.set(alias, final);
         }
