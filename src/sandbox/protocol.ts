@@ -199,6 +199,11 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
   unavailable(timeoutMs?: number): Promise<string | null>;
   /** Runs one execution; always resolves (infra failures reject), and leaves nothing running behind it. */
   run(spec: SandboxSpec, options?: { signal?: AbortSignal }): Promise<ExecutionOf<Isolation>>;
+  /**
+   * The most sandboxes this backend runs at once over every heldout process of this machine (its engine gate), which
+   * a run's concurrency cannot exceed; absent when only the caller's concurrency bounds it. Never rejects.
+   */
+  runningCap?(): Promise<number>;
   /** Where a `spec.mounts` entry is seen from inside this backend's sandbox (the path a command must name). */
   mountPoint(mount: { hostPath: string; containerPath: string }): string;
   /**

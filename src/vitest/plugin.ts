@@ -6,6 +6,7 @@ import type { Plugin } from 'vite';
 import { configDefaults } from 'vitest/config';
 import type { Split } from '../commission/index.js';
 import { newRunId, type SuitePlan } from '../run/index.js';
+import { resolveSandbox } from '../sandbox/index.js';
 import type { HeldoutOptions } from './options.js';
 import { HeldoutReporter } from './reporter.js';
 import { armRunTeardown } from './run-teardown.js';
@@ -91,6 +92,27 @@ function deliveriesFor(options: HeldoutOptions, commissionDir: string, root: str
 }
 
 /**
+ * Says, once per run, when the sandbox's engine gate (a cap over every heldout process of this machine) admits fewer
+ * sandboxes than the run's concurrency asks for: otherwise `--concurrency 8` on a 2-core engine silently runs 4.
+ * Best effort and off the run's path: a backend that cannot be resolved here is the run's own error to report.
+ */
+async function warnCappedConcurrency(options: HeldoutOptions, warn: (line: string) => void): Promise<void> {
+  const wanted = options.concurrency ?? os.availableParallelism();
+  try {
+    const backend = await resolveSandbox(options.sandbox ?? 'auto');
+    const cap = (await backend.runningCap?.()) ?? Number.POSITIVE_INFINITY;
+    if (cap < wanted) {
+      warn(
+        `heldout: concurrency ${wanted} is capped at ${cap} running sandboxes by the ${backend.kind} engine's gate ` +
+          '(2 × engine CPUs by default, shared by every heldout process of this machine); set HELDOUT_MAX_SANDBOXES to change it',
+      );
+    }
+  } catch {
+    // the run resolves the sandbox itself and fails with the reason
+  }
+}
+
+/**
  * The heldout Vite/Vitest plugin (DESIGN §9). Adds each commission's `commission.yaml`/`.ts` to the project's test
  * files, turns it into a generated suite (`describe(commission)` → a test per case × trial), sets the heldout runner
  * (a superset of Vitest's, so ordinary tests in the same project keep working) and attaches the heldout reporter.
@@ -152,6 +174,7 @@ export function heldout(options: HeldoutOptions): Plugin {
     configureVitest({ vitest }) {
       // A signal to this (the main) process alone stops the workers and removes the run's sandboxes first.
       vitest.onClose(armRunTeardown(runId, options.sandbox ?? 'auto'));
+      void warnCappedConcurrency(options, (line) => vitest.logger.warn(line));
       // Reporters given on the command line replace configured ones; heldout's report must be written all the same
       // (users keep `--reporter=junit` etc.), so it joins whatever list Vitest built.
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };

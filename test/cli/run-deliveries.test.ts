@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { CaseRef } from '../../src/commission/index.js';
+import { engineAnswers } from '../../src/sandbox/index.js';
 import { selectCases } from '../../src/vitest/index.js';
 import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const ref = (id: string, split: 'dev' | 'heldout' = 'heldout') => ({ id, split }) as CaseRef;
 
@@ -126,3 +128,46 @@ describe('heldout run with several deliveries and a case filter', () => {
     );
   });
 });
+
+// The engine gate caps running sandboxes over every heldout process of the machine (2 × engine CPUs by default): a
+// run that asks for more is told so, instead of silently running fewer (bench/README.md, issue 24).
+const engine = await engineAnswers(WAIT_MS);
+describe.skipIf(!engine)(
+  engine ? 'a concurrency above the engine gate' : 'a concurrency above the engine gate — skipped: no docker engine',
+  () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'heldout-run-capped-'));
+    afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+    const run = (out: string, concurrency: string, env: NodeJS.ProcessEnv) =>
+      heldout(
+        [
+          'run',
+          path.join(repoRoot, 'tasks/log-triage'),
+          '--delivery',
+          path.join(repoRoot, 'fixtures/deliveries/log-triage-reference'),
+          '--split',
+          'dev',
+          '--limit',
+          '1',
+          '--sandbox',
+          'docker',
+          '--concurrency',
+          concurrency,
+          '--out',
+          path.join(tmp, out),
+        ],
+        { env },
+      );
+
+    test('is said once, with the cap and how to raise it; a run within the cap says nothing of it', async () => {
+      const env = { ...process.env, HELDOUT_MAX_SANDBOXES: '3' };
+      const capped = await run('capped', '7', env);
+      expect(capped.code, capped.out).toBe(0);
+      const said = capped.out.match(/concurrency 7 is capped at 3 running sandboxes by the docker engine's gate/g);
+      expect(said, capped.out).toHaveLength(1);
+      expect(capped.out).toContain('set HELDOUT_MAX_SANDBOXES to change it');
+      const within = await run('within', '3', env);
+      expect(within.code, within.out).toBe(0);
+      expect(within.out).not.toMatch(/is capped at/);
+    });
+  },
+);

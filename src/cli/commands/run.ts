@@ -35,7 +35,8 @@ Options:
                             skipped); repeatable, over the commission's own \`images\`; the report names each
                             substitution on every row it affects
   --out <dir>               report directory (default reports/<run-id>)
-  --concurrency <n>         cases at once per commission (default: number of cores)
+  --concurrency <n>         cases at once per commission (default: number of cores; docker caps it at
+                            HELDOUT_MAX_SANDBOXES, 2 × engine CPUs by default, and says so)
   --freeze <freeze.json>    hold the delivery to this freeze manifest (default <delivery>.freeze.json if present)
   --min-result <x>          gate: held-out mean Result must be ≥ x
   --min-pass-hat-k <x>      gate: pass^k (largest k run) must be ≥ x

@@ -133,6 +133,11 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     return `sandbox docker: no docker engine answers at ${engineLabel(this.docker)} (start one, set DOCKER_HOST, or use --sandbox process)`;
   }
 
+  async runningCap(): Promise<number> {
+    this.info();
+    return gateSettings(await this.ncpu!, this.options).maxRunning;
+  }
+
   /** Containers see mounts where the spec puts them. */
   mountPoint(mount: { containerPath: string }): string {
     return mount.containerPath;

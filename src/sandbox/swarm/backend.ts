@@ -121,6 +121,14 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
     return `sandbox swarm: the engine at ${where} is not a swarm manager (run docker swarm init there, or point DOCKER_HOST at a manager)`;
   }
 
+  async runningCap(): Promise<number> {
+    const ncpu = await this.info().then(
+      (i) => i.ncpu,
+      () => 1,
+    );
+    return gateSettings(ncpu, this.options).maxRunning;
+  }
+
   /** Tasks see mounts where the spec puts them. */
   mountPoint(mount: { containerPath: string }): string {
     return mount.containerPath;
