@@ -146,7 +146,7 @@ const randomSeqs = Array.from({ length: RANDOM }, () =>
 );
 const c = compileWedBaseline(['-O2']);
 // Four ways, rotated so drift hits all alike: the C loop; wedMatrixSync; wedMatrix as a user calls it (on this
-// 2-core machine: one thread below 4M pairs, see wed-matrix.ts); wedMatrix forced onto the calling thread plus one
+// 2-core machine: one thread below 8M pairs, see wed-matrix.ts); wedMatrix forced onto the calling thread plus one
 // worker (start-up included: the worker is spawned inside the call).
 const HOW = ['c', 'single', 'parallel', 'two'];
 const wedC = Object.fromEntries(

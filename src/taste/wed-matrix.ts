@@ -126,11 +126,11 @@ else for (;;) {
 `;
 
 /**
- * Workers only from ≈ 4M pairs (≈ 60 ms of SIMD work on one core at 8 tools a sequence, 2,000 sequences take ≈ 30
- * ms): a worker needs 30–60 ms to come up, and on a busy 2-core machine its start-up slowed the calling thread more
- * than its share saved (bench/README.md, WED against C).
+ * Workers only from 8M pairs (≈ 4,000 sequences; 2,000 take ≈ 30 ms on one core): a worker needs 30–60 ms to come
+ * up, and under load (load average 11 on 2 cores) this thread + 1 worker was slower than this thread alone up to
+ * ≈ 4,000 sequences (401 against 290 ms) and faster from ≈ 6,000 (608 against 701 ms).
  */
-const DEFAULT_MIN_PAIRS = 4_000_000;
+const DEFAULT_MIN_PAIRS = 8_000_000;
 
 export interface WedMatrixOptions {
   /** Threads, the calling one included; default: available parallelism. 1 (or a small input) computes in this thread. */
