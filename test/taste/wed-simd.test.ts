@@ -65,6 +65,9 @@ describe('WED matrix, SIMD kernel (issue 24)', () => {
     const long = Array.from({ length: SIMD_MAX_LENGTH + 5 }, (_, k) => few[(k * 7) % 6].name);
     const seqs = [long, long.slice(3).reverse(), [], [few[1].name]];
     expect(same(wedMatrixSync(seqs, few).data, textbook(seqs, few))).toBe(true);
+    // At the limit itself the SIMD kernel runs: 300 × 100 plus one cost still fits an i16 lane.
+    const atLimit = [long.slice(0, SIMD_MAX_LENGTH), long.slice(5, SIMD_MAX_LENGTH + 5), [], [few[2].name]];
+    expect(same(wedMatrixSync(atLimit, few).data, textbook(atLimit, few))).toBe(true);
   });
 
   test('a worker alone computes every chunk exactly as the calling thread does', async () => {
