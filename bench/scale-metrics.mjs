@@ -3,7 +3,7 @@
 import { metric, round } from './lib.mjs';
 
 /** The metrics of the measured `runs` (smallest first) and `ceiling` (or null), run on `sandbox` sleeping `sleep` s. */
-export function scaleMetrics(runs, ceiling, { sandbox, sleep }) {
+export function scaleMetrics(runs, ceiling, { sandbox, sleep, floor = null }) {
   const one = (name, unit, value, extra = {}) => metric({ name, unit, samples: [value], ...extra });
   const metrics = [];
   const fmtN = (n) => n.toLocaleString('en-US');
@@ -151,6 +151,27 @@ export function scaleMetrics(runs, ceiling, { sandbox, sleep }) {
       grow('cases/', 'KB', (r) => r.bytes.cases / 1024, false),
       grow('write the report', 'ms', (r) => Math.min(...r.report.write), true),
     );
+  }
+  if (floor) {
+    const big = runs[runs.length - 1];
+    metrics.push(
+      one(
+        `floor: bare \`docker run --rm\` of the delivery's python sleep (no relay, no model call), ${fmtN(floor.executions)} at concurrency ${floor.concurrency}`,
+        's',
+        floor.wallMs / 1000,
+        { baseline: { name: `ideal N·t/${floor.concurrency}`, samples: [floor.idealMs / 1000] }, digits: 1 },
+      ),
+    );
+    if (big && sandbox === 'docker') {
+      metrics.push(
+        one(
+          `heldout's wall/ideal over the floor's, ${fmtN(big.executions)} executions`,
+          '×',
+          big.wallMs / big.idealMs,
+          { baseline: { name: 'floor wall/ideal', samples: [floor.wallMs / floor.idealMs] }, digits: 2 },
+        ),
+      );
+    }
   }
   if (ceiling) {
     metrics.push(

@@ -14,7 +14,8 @@
 // cannot reach in time on a busy machine; the report says which; the ceiling is always docker's).
 // Sizes: HELDOUT_BENCH_SCALE_SIZES (100,1000,10000 executions), HELDOUT_BENCH_SCALE_TRIALS (4),
 // HELDOUT_BENCH_SCALE_SLEEP (1 s), HELDOUT_BENCH_SCALE_CONCURRENCY (8), HELDOUT_BENCH_SCALE_CEILING (executions at
-// concurrency 32, 1000; 0 skips), HELDOUT_BENCH_SCALE_REPORT_RUNS (3), HELDOUT_BENCH_SCALE_KEEP=1 keeps the runs.
+// concurrency 32, 1000; 0 skips), HELDOUT_BENCH_SCALE_FLOOR (bare `docker run`s of the delivery's python at the
+// runs' concurrency, 400; 0 skips), HELDOUT_BENCH_SCALE_REPORT_RUNS (3), HELDOUT_BENCH_SCALE_KEEP=1 keeps the runs.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -33,6 +34,7 @@ const TRIALS = size('HELDOUT_BENCH_SCALE_TRIALS', 4, 2);
 const SLEEP = size('HELDOUT_BENCH_SCALE_SLEEP', 1, 0.2);
 const CONC = size('HELDOUT_BENCH_SCALE_CONCURRENCY', 8, 8);
 const CEILING = size('HELDOUT_BENCH_SCALE_CEILING', 1000, 8);
+const FLOOR = size('HELDOUT_BENCH_SCALE_FLOOR', 400, 8);
 const REPORT_RUNS = size('HELDOUT_BENCH_SCALE_REPORT_RUNS', 3, 1);
 // The report alone at this many executions, from the largest run's own records repeated under new case ids: what
 // index.html and summary.json become at a size the sandbox run may not reach on a busy machine (0: skip).
@@ -47,6 +49,7 @@ const config = {
   sleepSeconds: SLEEP,
   concurrency: CONC,
   ceiling: CEILING,
+  floor: FLOOR,
   sandbox: SANDBOX,
   engineGate: 'private to each run, cap = its concurrency',
 };
@@ -259,8 +262,11 @@ async function reportAt(out, target) {
   return res;
 }
 
-/** The engine's ceiling: `xargs -P n` over `docker run --rm <image> sleep t`, `executions` times; cases/s. */
-async function xargsThroughput(executions, n) {
+/**
+ * `xargs -P n` over `docker run --rm <image> <command…> t`, `executions` times; cases/s. The engine's ceiling runs
+ * `sleep`; the floor runs the delivery's own interpreter start and sleep (FLOOR_COMMAND), with nothing of heldout's.
+ */
+async function xargsThroughput(executions, n, command = ['sleep']) {
   const t0 = performance.now();
   const args = [
     '-P',
@@ -272,8 +278,10 @@ async function xargsThroughput(executions, n) {
     '--rm',
     '--label',
     `heldout.bench=${process.pid}`,
+    '--network',
+    'none',
     image.tag,
-    'sleep',
+    ...command,
   ];
   const { spawn } = await import('node:child_process');
   await new Promise((resolveP, reject) => {
@@ -287,8 +295,16 @@ async function xargsThroughput(executions, n) {
   return executions / ((performance.now() - t0) / 1000);
 }
 
+// What the scale delivery's agent.py does before and around its sleep, minus the model call (which needs the gateway).
+const FLOOR_COMMAND = [
+  'python3',
+  '-c',
+  'import argparse, json, os, pathlib, sys, time, urllib.request; time.sleep(float(sys.argv[1]))',
+];
+
 const runs = [];
 let ceiling = null;
+let floor = null;
 try {
   for (const n of SIZES) {
     process.stderr.write(`scale: ${n} executions at concurrency ${CONC} (load ${load()[0]}) …\n`);
@@ -305,6 +321,24 @@ try {
     if (!KEEP) rmSync(r.root, { recursive: true, force: true });
     runs.push(r);
   }
+  if (FLOOR > 0) {
+    // The container-per-execution floor at the runs' concurrency: what any harness that gives each case a fresh
+    // container pays here before heldout's own costs (staging, relay, model call, records).
+    process.stderr.write(`scale: floor, ${FLOOR} bare docker runs at concurrency ${CONC} …\n`);
+    try {
+      const perS = await xargsThroughput(FLOOR, CONC, FLOOR_COMMAND);
+      floor = {
+        executions: FLOOR,
+        concurrency: CONC,
+        wallMs: (FLOOR / perS) * 1000,
+        idealMs: (FLOOR * SLEEP * 1000) / CONC,
+      };
+      process.stderr.write(`scale: floor: ${(floor.wallMs / floor.idealMs).toFixed(2)}× the ideal\n`);
+    } catch (err) {
+      // The runs measured so far are kept: a floor that could not be measured is only missing from the table.
+      process.stderr.write(`scale: floor not measured: ${err.message}\n`);
+    }
+  }
   if (CEILING > 0) {
     process.stderr.write(`scale: ceiling, ${CEILING} executions at concurrency 32 …\n`);
     const h = await heldoutRun(CEILING, 32, 'ceiling', 'docker');
@@ -318,7 +352,7 @@ try {
   if (!KEEP) rmSync(work, { recursive: true, force: true });
 }
 
-const metrics = scaleMetrics(runs, ceiling, { sandbox: SANDBOX, sleep: SLEEP });
+const metrics = scaleMetrics(runs, ceiling, { sandbox: SANDBOX, sleep: SLEEP, floor });
 const strip = ({ out: _o, root: _r, report: rep, ...r }) => ({
   ...r,
   report: rep && {
@@ -330,5 +364,5 @@ const strip = ({ out: _o, root: _r, report: rep, ...r }) => ({
 emit('scale', {
   config: { ...config, image: image.tag, cpus: os.availableParallelism() },
   metrics,
-  details: { runs: runs.map(strip), ceiling: ceiling && { ...ceiling, heldout: strip(ceiling.heldout) } },
+  details: { runs: runs.map(strip), floor, ceiling: ceiling && { ...ceiling, heldout: strip(ceiling.heldout) } },
 });
