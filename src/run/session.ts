@@ -23,6 +23,7 @@ import {
   resolveSandbox,
   type SandboxBackend,
   type SandboxSpec,
+  type Turn,
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { caseOutputPath } from './case-path.js';
@@ -66,6 +67,20 @@ export class RunSession {
     { label: string; dir: string; freeze: string | null; role: DeliveryRef['role'] }
   >();
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** One of `limit`'s slots, held by hand: a backend that takes turns holds it only while an entry command runs. */
+  private readonly turn: Turn = () =>
+    new Promise((granted) => {
+      void this.limit(
+        () =>
+          new Promise<void>((done) => {
+            let released = false;
+            granted(() => {
+              if (!released) done();
+              released = true;
+            });
+          }),
+      );
+    });
   // Sandboxes run as a non-root user that must be able to read the patched trees kept here.
   private readonly scratch = sandboxTempDir('heldout-run-');
 
@@ -294,9 +309,19 @@ export class RunSession {
         ...(pod.services.length ? { services: pod.services, serviceLogDir: `${outputDir}.services` } : {}),
       };
       const runCase = family.runCase ?? plainRun;
-      const ran = await this.limit(() =>
-        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages }),
-      );
+      // Not under `limit` as a whole: the backend takes a turn per command (withTurns), so cases queued behind the
+      // running ones are staged and started meanwhile (the plugin admits twice the concurrency into runCase).
+      const ran = await runCase({
+        backend: this.withTurns(backend),
+        spec,
+        commission,
+        caseRef,
+        split,
+        trial,
+        gateway,
+        caseKey,
+        substitutedImages,
+      });
       if (ran.grade) return meta(ran.grade);
       execution = ran.execution;
       services = execution.services;
@@ -407,6 +432,38 @@ export class RunSession {
       prepared.heldoutLeaks.set(commission.dir, leak);
     }
     return prepared.heldoutLeaks.get(commission.dir) ?? null;
+  }
+
+  /**
+   * The backend as a case's run sees it: each `run` and each trial takes one of the session's turns, so at most
+   * `concurrency` entry commands (or trial containers) run at once however the family drives the backend. A backend
+   * that takes turns is handed the turn and holds it only while the command runs; any other holds it throughout.
+   */
+  private withTurns(backend: SandboxBackend): SandboxBackend {
+    const { turn, limit } = this;
+    return new Proxy(backend, {
+      get(target, prop) {
+        if (prop === 'run') {
+          return (spec: SandboxSpec, options: { signal?: AbortSignal } = {}) =>
+            target.takesTurns ? target.run(spec, { ...options, turn }) : limit(() => target.run(spec, options));
+        }
+        if (prop === 'openTrial' && target.openTrial) {
+          const open = target.openTrial.bind(target);
+          return async (...args: Parameters<typeof open>) => {
+            const release = await turn(args[1]?.signal);
+            try {
+              const trial = await open(...args);
+              return { ...trial, close: () => trial.close().finally(release) };
+            } catch (err) {
+              release();
+              throw err;
+            }
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */
