@@ -8,6 +8,11 @@
  * orphans, logging driver `none` (output is read from the attach stream and capped; the engine stores nothing), a
  * wall-clock SIGKILL, labels `heldout=1` and `heldout.run=<runId>`, and removal afterwards in every case.
  *
+ * Turns (issue 24): given the caller's concurrency slot as `turn`, a case is prepared ahead of it on a local engine
+ * (staged, created, started; the shell holds on stdin after the gateway relay is up) and holds the turn (and the
+ * engine gate's slot) only from the line that releases the shell to the command's exit. A container costs ≈ 0.2 s
+ * to start here, which is then spent while other cases run rather than inside the caller's slots.
+ *
  * User: 65534 (nobody) when heldout runs as root; otherwise the calling user's uid:gid, so the files the delivery
  * writes into the output directory belong to whoever runs heldout (and can be deleted by them).
  *
