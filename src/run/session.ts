@@ -32,6 +32,7 @@ import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
+import { turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 export interface RunSessionOptions {
@@ -68,24 +69,13 @@ export class RunSession {
   >();
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
   /** One of `limit`'s slots, held by hand: a backend that takes turns holds it only while an entry command runs. */
-  private readonly turn: Turn = () =>
-    new Promise((granted) => {
-      void this.limit(
-        () =>
-          new Promise<void>((done) => {
-            let released = false;
-            granted(() => {
-              if (!released) done();
-              released = true;
-            });
-          }),
-      );
-    });
+  private readonly turn: Turn;
   // Sandboxes run as a non-root user that must be able to read the patched trees kept here.
   private readonly scratch = sandboxTempDir('heldout-run-');
 
   constructor(readonly options: RunSessionOptions) {
     this.limit = createLimiter(options.concurrency);
+    this.turn = turnOf(this.limit);
     // A signal removes what this process runs; a worker whose main process is gone does the same and exits.
     installSignalCleanup();
     dieWithParent();
@@ -312,7 +302,7 @@ export class RunSession {
       // Not under `limit` as a whole: the backend takes a turn per command (withTurns), so cases queued behind the
       // running ones are staged and started meanwhile (the plugin admits twice the concurrency into runCase).
       const ran = await runCase({
-        backend: this.withTurns(backend),
+        backend: withTurns(backend, this.limit, this.turn),
         spec,
         commission,
         caseRef,
@@ -432,38 +422,6 @@ export class RunSession {
       prepared.heldoutLeaks.set(commission.dir, leak);
     }
     return prepared.heldoutLeaks.get(commission.dir) ?? null;
-  }
-
-  /**
-   * The backend as a case's run sees it: each `run` and each trial takes one of the session's turns, so at most
-   * `concurrency` entry commands (or trial containers) run at once however the family drives the backend. A backend
-   * that takes turns is handed the turn and holds it only while the command runs; any other holds it throughout.
-   */
-  private withTurns(backend: SandboxBackend): SandboxBackend {
-    const { turn, limit } = this;
-    return new Proxy(backend, {
-      get(target, prop) {
-        if (prop === 'run') {
-          return (spec: SandboxSpec, options: { signal?: AbortSignal } = {}) =>
-            target.takesTurns ? target.run(spec, { ...options, turn }) : limit(() => target.run(spec, options));
-        }
-        if (prop === 'openTrial' && target.openTrial) {
-          const open = target.openTrial.bind(target);
-          return async (...args: Parameters<typeof open>) => {
-            const release = await turn(args[1]?.signal);
-            try {
-              const trial = await open(...args);
-              return { ...trial, close: () => trial.close().finally(release) };
-            } catch (err) {
-              release();
-              throw err;
-            }
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */

@@ -59,6 +59,7 @@ import { engineAnswers, engineLabel, engineWhere, getDocker, isLocalEngine, stat
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from './engine-gate.js';
 import { asEngineError, isEngineGone } from './engine-gone.js';
 import { cleanupEngine } from './gc.js';
+import { awaitTurn, HOLD_LINE, turnWithGate } from './hold.js';
 import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
@@ -98,9 +99,6 @@ export interface DockerBackendOptions {
    */
   startsPerSecond?: number;
 }
-
-/** What a held container's shell runs first: wait for the turn's line, then give the command no stdin. */
-const HOLD_LINE = 'IFS= read -r heldout_go || exit 0\nexec 0</dev/null\nunset heldout_go\n';
 
 async function checkReadable(dir: string, what: string): Promise<void> {
   let s: import('node:fs').Stats;
@@ -201,23 +199,8 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         `sandbox: image ${wanted} is not on this engine (heldout pulls nothing; docker pull/build/load it first)`,
       );
       const gate = await this.gate();
-      // With a turn, the gate's slot (running sandboxes) is taken with it, just before the command starts.
-      const turn = options.turn;
-      const hold: Turn | undefined = turn
-        ? async (signal) => {
-            const mine = await turn(signal);
-            try {
-              const slot = await gate.acquire(signal);
-              return () => {
-                slot();
-                mine();
-              };
-            } catch (err) {
-              mine();
-              throw err;
-            }
-          }
-        : undefined;
+      // With a turn, the gate's slot is taken with it, just before the command starts.
+      const hold = options.turn ? turnWithGate(options.turn, gate) : undefined;
       if (!hold) release = await gate.acquire(options.signal);
       await prepareOutputDir(spec.outputDir);
       const gw = this.gateway(spec);
@@ -358,18 +341,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       await container.start();
       const waiting = container.wait() as Promise<{ StatusCode: number }>;
       if (hold) {
-        // A container that ends before its turn (killed, out of memory) is not waited on; a turn granted late is
-        // handed straight back.
-        const granted = hold(signal);
-        const got = await Promise.race([granted, waiting.then(() => null)]);
-        if (got) {
-          releaseTurn = got;
-          stream.write('\n');
-        } else
-          granted.then(
-            (r) => r(),
-            () => {},
-          );
+        releaseTurn = await awaitTurn(hold, waiting, stream, signal);
         t0 = performance.now();
       }
       timer = setTimeout(() => {
