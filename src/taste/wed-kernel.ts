@@ -1,9 +1,10 @@
 /**
- * The WED matrix kernel over integer-encoded sequences, in integer hundredths (the DESIGN §11 costs 0, 0.33, 0.66, 1
- * are exact there, so every min comparison is exact and the result is `hundredths / 100`). It must stay
- * self-contained (no imports, no closures, no TypeScript-only runtime constructs): wed-matrix.ts ships its source
- * text to worker threads as a data: URL module, which lets the same kernel run in workers from src/ under Vitest and
- * from dist/ alike.
+ * The scalar WED matrix kernel over integer-encoded sequences, in integer hundredths (the DESIGN §11 costs 0, 0.33,
+ * 0.66, 1 are exact there, so every min comparison is exact and the result is `hundredths / 100`). Since issue 24
+ * the matrix runs on the WebAssembly SIMD kernel (wed-simd.ts, ≈ 6× this one); this one remains for what that one
+ * cannot take (no WebAssembly SIMD, more than 256 tools, sequences over 300 tools) and as its reference in the
+ * tests. It must stay self-contained (no imports, no closures, no TypeScript-only runtime constructs): wed-matrix.ts
+ * ships its source text to worker threads, so the same kernel runs in workers from src/ under Vitest and from dist/.
  *
  * `codes`: all sequences' tool ids back to back; `offsets[i]..offsets[i+1]` is sequence i; `sub[a * nTools + b]` the
  * substitution cost in hundredths. Fills rows [rowStart, rowEnd) of the condensed upper triangle (i < j) into `out`.
