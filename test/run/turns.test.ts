@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { turnOf } from '../../src/run/index.js';
+import { guardedTurn, turnOf } from '../../src/run/index.js';
 import { createLimiter } from '../../src/sandbox/index.js';
 
 // A turn is one of the session's limiter slots held by hand (run/turns.ts): turns and whole calls through the same
@@ -43,4 +43,43 @@ describe('turns of a limiter', () => {
     expect(peak).toBeLessThanOrEqual(n);
     expect(peak).toBe(Math.min(n, jobs.length));
   });
+});
+
+// A case's guarded turn (run/turns.ts) keeps its slot past the command until the session's tamper check settles it:
+// once one case's check finds the delivery changed, no case granted a turn afterwards runs, and no slot is lost.
+describe('guarded turns', () => {
+  test.prop([fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 12 }), fc.nat()], { numRuns: 40 })(
+    'after the check that refuses, every later grant is refused; every slot comes back',
+    async (n, cases, at) => {
+      const turn = turnOf(createLimiter(n));
+      const tamperedBy = at % cases;
+      let refusal: Error | null = null;
+      const outcomes = await Promise.all(
+        Array.from({ length: cases }, async (_, i) => {
+          const g = guardedTurn(turn, () => refusal);
+          try {
+            const release = await g.turn();
+            const ranAfterRefusal = refusal !== null;
+            release(); // the command exited: the slot is kept for the check
+            release();
+            await new Promise((r) => setTimeout(r, 0));
+            if (i === tamperedBy) refusal = new Error('delivery changed');
+            g.settle();
+            return ranAfterRefusal ? 'ran-after-refusal' : 'ran';
+          } catch {
+            g.settle();
+            return g.refused ? 'refused' : 'error';
+          }
+        }),
+      );
+      expect(outcomes).not.toContain('ran-after-refusal');
+      expect(outcomes).not.toContain('error');
+      expect(outcomes[tamperedBy]).toBe('ran');
+      // One at a time, in order: exactly the cases after the tampered one are refused.
+      if (n === 1) expect(outcomes.map((o) => o === 'refused')).toEqual(outcomes.map((_, i) => i > tamperedBy));
+      // Every slot is back: n turns at once are granted.
+      const all = await Promise.all(Array.from({ length: n }, () => turn()));
+      for (const r of all) r();
+    },
+  );
 });
