@@ -23,6 +23,7 @@ import {
   resolveSandbox,
   type SandboxBackend,
   type SandboxSpec,
+  type Turn,
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { caseOutputPath } from './case-path.js';
@@ -31,6 +32,7 @@ import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
+import { guardedTurn, turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 export interface RunSessionOptions {
@@ -66,11 +68,14 @@ export class RunSession {
     { label: string; dir: string; freeze: string | null; role: DeliveryRef['role'] }
   >();
   private readonly limit: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** One of `limit`'s slots, held by hand: a backend that takes turns holds it only while an entry command runs. */
+  private readonly turn: Turn;
   // Sandboxes run as a non-root user that must be able to read the patched trees kept here.
   private readonly scratch = sandboxTempDir('heldout-run-');
 
   constructor(readonly options: RunSessionOptions) {
     this.limit = createLimiter(options.concurrency);
+    this.turn = turnOf(this.limit);
     // A signal removes what this process runs; a worker whose main process is gone does the same and exits.
     installSignalCleanup();
     dieWithParent();
@@ -273,6 +278,7 @@ export class RunSession {
     };
 
     let execution: Execution;
+    const guarded = guardedTurn(this.turn, () => prepared.refusal);
     try {
       const pod = await env.servicesFor(caseRef);
       substitutedImages = [...env.substituted, ...pod.substituted];
@@ -294,20 +300,27 @@ export class RunSession {
         ...(pod.services.length ? { services: pod.services, serviceLogDir: `${outputDir}.services` } : {}),
       };
       const runCase = family.runCase ?? plainRun;
-      const ran = await this.limit(() =>
-        runCase({ backend, spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages }),
-      );
-      if (ran.grade) return meta(ran.grade);
+      // Not under `limit` as a whole: a turn per command (withTurns) lets queued cases be staged meanwhile (the plugin
+      // admits 2 × concurrency); the turn is kept until this case's tamper check below (guardedTurn).
+      const context = { spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages };
+      const ran = await runCase({ ...context, backend: withTurns(backend, guarded.turn) });
+      if (guarded.refused) throw new Error(guarded.refused);
+      if (ran.grade) {
+        guarded.settle();
+        return meta(ran.grade);
+      }
       execution = ran.execution;
       services = execution.services;
     } catch (err) {
+      guarded.settle();
+      if (guarded.refused) throw new Error(guarded.refused);
       return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
     }
 
     // The delivery must still be what was digested (and frozen) after every case (DESIGN §6). If it changed, this
     // case ran on something else: it fails the constraint gate, its record says so (--resume runs it again), and
     // the delivery's remaining cases are refused — but what ran stays in the report.
-    const refused = await changedSince(prepared, caseRef.id);
+    const refused = await changedSince(prepared, caseRef.id).finally(guarded.settle);
     if (refused) {
       const grade = stoppedGrade(caseRef, split, trial, 'infra-error', refused);
       const failed: CaseGrade = {

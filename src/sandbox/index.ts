@@ -63,6 +63,7 @@ export type {
   GatewayAttachment,
   IsolationName,
   Removed,
+  RunOptions,
   SandboxBackend,
   SandboxKind,
   SandboxLimits,
@@ -70,4 +71,5 @@ export type {
   ServiceReady,
   ServiceRecord,
   ServiceSpec,
+  Turn,
 } from './types.js';

@@ -185,6 +185,18 @@ export interface CleanupOptions {
   keepLive?: boolean;
 }
 
+/**
+ * A caller's concurrency slot: resolves with its release once granted (a release may be called more than once).
+ * A backend that takes turns holds one only while an entry command runs.
+ */
+export type Turn = (signal?: AbortSignal) => Promise<() => void>;
+
+/** How one `run` is driven: an abort signal, and the caller's turn (see `BackendOf.run`). */
+export interface RunOptions {
+  signal?: AbortSignal;
+  turn?: Turn;
+}
+
 /** A sandbox implementation, registered by its `kind` in `registry.ts`. */
 export interface BackendOf<Isolation extends string = string, Kind extends string = string> {
   /** The isolation this backend gives (what reports show); `kind` says how it schedules. */
@@ -197,8 +209,17 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
   available(): Promise<boolean>;
   /** Why this backend cannot run here, null when it can: the error a run that named it fails with. Never rejects. */
   unavailable(timeoutMs?: number): Promise<string | null>;
-  /** Runs one execution; always resolves (infra failures reject), and leaves nothing running behind it. */
-  run(spec: SandboxSpec, options?: { signal?: AbortSignal }): Promise<ExecutionOf<Isolation>>;
+  /**
+   * Runs one execution; always resolves (infra failures reject), and leaves nothing running behind it. With a `turn`
+   * (only where `takesTurns`), the entry command starts only once the turn is granted and the turn is released as
+   * soon as the command has exited: staging, creating, starting and removing happen outside it.
+   */
+  run(spec: SandboxSpec, options?: RunOptions): Promise<ExecutionOf<Isolation>>;
+  /**
+   * True when `run` honours `options.turn` (prepares each execution ahead of its turn); otherwise the caller holds its
+   * concurrency slot around the whole `run`.
+   */
+  readonly takesTurns?: boolean;
   /**
    * The most sandboxes this backend runs at once over every heldout process of this machine (its engine gate), which
    * a run's concurrency cannot exceed; absent when only the caller's concurrency bounds it. Never rejects.

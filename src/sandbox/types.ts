@@ -11,11 +11,13 @@ export type {
   CleanupOptions,
   GatewayAttachment,
   Removed,
+  RunOptions,
   SandboxLimits,
   SandboxSpec,
   ServiceReady,
   ServiceRecord,
   ServiceSpec,
+  Turn,
 } from './protocol.js';
 
 /** The registered backends (`docker`, `process`, `swarm`: docker isolation scheduled as Swarm services). */

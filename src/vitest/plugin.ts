@@ -168,8 +168,10 @@ export function heldout(options: HeldoutOptions): Plugin {
       } else {
         test.runner = sibling('runner');
       }
-      // Case wall budgets are enforced by the sandbox; Vitest's own timeout is set per test from the budget.
-      test.maxConcurrency = options.concurrency ?? os.availableParallelism();
+      // Case wall budgets are enforced by the sandbox; Vitest's own timeout is set per test from the budget. Twice
+      // the concurrency is admitted: the session runs `concurrency` commands at once (its turns) while the cases
+      // queued behind them are staged and their containers started, ready for a turn (run/session.ts).
+      test.maxConcurrency = 2 * (options.concurrency ?? os.availableParallelism());
     },
     configureVitest({ vitest }) {
       // A signal to this (the main) process alone stops the workers and removes the run's sandboxes first.

@@ -8,6 +8,11 @@
  * orphans, logging driver `none` (output is read from the attach stream and capped; the engine stores nothing), a
  * wall-clock SIGKILL, labels `heldout=1` and `heldout.run=<runId>`, and removal afterwards in every case.
  *
+ * Turns (issue 24): given the caller's concurrency slot as `turn`, a case is prepared ahead of it on a local engine
+ * (staged, created, started; the shell holds on stdin after the gateway relay is up) and holds the turn (and the
+ * engine gate's slot) only from the line that releases the shell to the command's exit. A container costs ≈ 0.2 s
+ * to start here, which is then spent while other cases run rather than inside the caller's slots.
+ *
  * User: 65534 (nobody) when heldout runs as root; otherwise the calling user's uid:gid, so the files the delivery
  * writes into the output directory belong to whoever runs heldout (and can be deleted by them).
  *
@@ -31,9 +36,11 @@ import type {
   ExecutionOf,
   GatewayAttachment,
   Removed,
+  RunOptions,
   SandboxSpec,
   TrialContainer,
   TrialSpec,
+  Turn,
 } from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
@@ -52,6 +59,7 @@ import { engineAnswers, engineLabel, engineWhere, getDocker, isLocalEngine, stat
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from './engine-gate.js';
 import { asEngineError, isEngineGone } from './engine-gone.js';
 import { cleanupEngine } from './gc.js';
+import { awaitTurn, HOLD_LINE, turnWithGate } from './hold.js';
 import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
@@ -112,6 +120,8 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
   readonly kind = 'docker' as const;
   /** `auto` takes docker whenever an engine answers. */
   readonly autoRank = 1;
+  /** On a local engine a case's container is made and started ahead of its turn (`run`, file comment). */
+  readonly takesTurns = true;
   private readonly docker: Docker;
   private ncpu: Promise<number> | null = null;
   private cgroupV2: Promise<boolean> | null = null;
@@ -165,7 +175,16 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     this.cgroupV2 = info.then((i) => i.CgroupVersion === '2').catch(() => false);
   }
 
-  async run(spec: SandboxSpec, options: { signal?: AbortSignal } = {}): Promise<ExecutionOf<'docker'>> {
+  async run(spec: SandboxSpec, options: RunOptions = {}): Promise<ExecutionOf<'docker'>> {
+    // A remote engine's attach may not carry stdin (ssh): there the whole run holds the turn, as without one.
+    if (options.turn && !isLocalEngine(this.docker)) {
+      const release = await options.turn(options.signal);
+      try {
+        return await this.run(spec, { signal: options.signal });
+      } finally {
+        release();
+      }
+    }
     validateSpec(spec);
     options.signal?.throwIfAborted();
     await checkReadable(spec.deliveryDir, 'delivery');
@@ -179,7 +198,10 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         wanted,
         `sandbox: image ${wanted} is not on this engine (heldout pulls nothing; docker pull/build/load it first)`,
       );
-      release = await (await this.gate()).acquire(options.signal);
+      const gate = await this.gate();
+      // With a turn, the gate's slot is taken with it, just before the command starts.
+      const hold = options.turn ? turnWithGate(options.turn, gate) : undefined;
+      if (!hold) release = await gate.acquire(options.signal);
       await prepareOutputDir(spec.outputDir);
       const gw = this.gateway(spec);
       const staged = this.archive
@@ -189,7 +211,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       try {
         // Case services (issue 19): a pod whose loopback-only namespace the case container joins.
         if (spec.services?.length) pod = await this.startPod(spec, options.signal);
-        const execution = await this.runContainer(spec, image, gw, staged, options.signal, pod);
+        const execution = await this.runContainer(spec, image, gw, staged, options.signal, pod, hold);
         if (pod) {
           await pod.remove(spec.serviceLogDir);
           execution.services = pod.records();
@@ -236,9 +258,11 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     staged: Staged,
     signal?: AbortSignal,
     pod: Pod | null = null,
+    hold?: Turn,
   ): Promise<ExecutionOf<'docker'>> {
     const limits = spec.limits;
-    const command = fillPlaceholders(spec.command, CONTAINER_PATHS);
+    // Held: the shell waits (after the relay is up) for the line the turn sends on stdin; the command gets /dev/null.
+    const command = `${hold ? HOLD_LINE : ''}${fillPlaceholders(spec.command, CONTAINER_PATHS)}`;
     const script = gw ? gatewayWrapper(command, gw.port, staged.relay, GATEWAY_PATHS.socket) : command;
     const ncpu = await this.ncpu!;
     const memory = Math.floor(limits.memoryMb * 1024 * 1024);
@@ -254,11 +278,12 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       // In a pod the holder names the host (a joined namespace takes no hostname of its own).
       ...(pod ? {} : { Hostname: 'heldout' }),
       Labels: caseLabels(spec),
-      AttachStdin: false,
+      AttachStdin: Boolean(hold),
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      OpenStdin: false,
+      OpenStdin: Boolean(hold),
+      StdinOnce: Boolean(hold),
       NetworkDisabled: !pod,
       HostConfig: {
         NetworkMode: pod?.networkMode ?? 'none',
@@ -301,20 +326,31 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       this.archive ? undefined : limits.out,
       () => void kill(),
     );
+    let releaseTurn: (() => void) | null = null;
     try {
       const captured = capture(limits.outputBytes);
-      const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+      const stream = (await container.attach(
+        hold
+          ? { stream: true, stdin: true, stdout: true, stderr: true, hijack: true }
+          : { stream: true, stdout: true, stderr: true },
+      )) as NodeJS.ReadWriteStream;
       const drained = demultiplex(stream, captured);
       signal?.addEventListener('abort', onAbort, { once: true });
       await (await this.gate()).beforeStart(signal);
-      const t0 = performance.now();
+      let t0 = performance.now();
       await container.start();
+      const waiting = container.wait() as Promise<{ StatusCode: number }>;
+      if (hold) {
+        releaseTurn = await awaitTurn(hold, waiting, stream, signal);
+        t0 = performance.now();
+      }
       timer = setTimeout(() => {
         timedOut = true;
         void kill();
       }, limits.wallSeconds * 1000);
-      const waited = (await container.wait()) as { StatusCode: number };
+      const waited = await waiting;
       const wallMs = Math.round(performance.now() - t0);
+      releaseTurn?.();
       clearTimeout(timer);
       watch.stop();
       // the attach stream ends with the container; do not hang on a stuck connection
@@ -340,6 +376,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         watch.exceeded ?? trimmed,
       );
     } finally {
+      releaseTurn?.();
       clearTimeout(timer);
       watch.stop();
       signal?.removeEventListener('abort', onAbort);
