@@ -3,5 +3,5 @@ export { failureSummary } from './failure-message.js';
 export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 export { newRunId } from './run-id.js';
 export { RunSession, type RunSessionOptions } from './session.js';
-export { guardedTurn, turnOf, withTurns } from './turns.js';
+export { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 export * from './types.js';

@@ -32,8 +32,11 @@ import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
-import { guardedTurn, turnOf, withTurns } from './turns.js';
+import { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
+
+type Delivery = SuitePlan['deliveries'][number];
+type CaseArgs = { commission: Commission; delivery: Delivery; caseRef: CaseRef; split: Split; trial: number };
 
 export interface RunSessionOptions {
   runId: string;
@@ -175,15 +178,19 @@ export class RunSession {
    * Runs one case × trial of a delivery in the sandbox and grades it. Rejects only when the delivery is refused
    * (changed since its freeze, or during the run); every other failure is a graded outcome in the returned meta.
    */
-  async runCase(args: {
-    commission: Commission;
-    delivery: SuitePlan['deliveries'][number];
-    caseRef: CaseRef;
-    split: Split;
-    trial: number;
-  }): Promise<CaseMeta> {
-    const { commission, caseRef, split, trial } = args;
+  async runCase(args: CaseArgs): Promise<CaseMeta> {
     const prepared = await this.prepare(args.delivery);
+    // A ticket now, before any other wait: turns go in the order cases start (`--concurrency 1` keeps their order).
+    const guarded = guardedTurn(this.turn, () => prepared.refusal);
+    try {
+      return await this.runTicketed(args, prepared, guarded);
+    } finally {
+      guarded.settle();
+    }
+  }
+
+  private async runTicketed(args: CaseArgs, prepared: Prepared, guarded: GuardedTurn): Promise<CaseMeta> {
+    const { commission, caseRef, split, trial } = args;
     if (prepared.refusal) throw new Error(`refused: ${prepared.refusal.message}`);
     const delivery = prepared.ref;
     const cfg = commission.config;
@@ -205,7 +212,7 @@ export class RunSession {
     rmSync(outputDir, { recursive: true, force: true });
     rmSync(`${outputDir}.services`, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
-    const finished = await this.runFresh(args, prepared, outputDir);
+    const finished = await this.runFresh(args, prepared, outputDir, guarded);
     // A case the teardown cut short has no verdict: recorded, --resume would keep it.
     notStopping();
     // Atomic: --resume reads these records back after an interruption.
@@ -213,12 +220,8 @@ export class RunSession {
     return finished;
   }
 
-  private async runFresh(
-    args: { commission: Commission; caseRef: CaseRef; split: Split; trial: number },
-    prepared: Prepared,
-    outputDir: string,
-  ): Promise<CaseMeta> {
-    const { commission, caseRef, split, trial } = args;
+  private async runFresh(a: CaseArgs, prepared: Prepared, outputDir: string, guarded: GuardedTurn): Promise<CaseMeta> {
+    const { commission, caseRef, split, trial } = a;
     const delivery = prepared.ref;
     const cfg = commission.config;
     const backend = await this.backend();
@@ -278,7 +281,6 @@ export class RunSession {
     };
 
     let execution: Execution;
-    const guarded = guardedTurn(this.turn, () => prepared.refusal);
     try {
       const pod = await env.servicesFor(caseRef);
       substitutedImages = [...env.substituted, ...pod.substituted];

@@ -19,27 +19,39 @@ export function turnOf(limit: Limiter): Turn {
     });
 }
 
+/** A case's turns (`guardedTurn`). */
+export interface GuardedTurn {
+  turn: Turn;
+  settle: () => void;
+  readonly refused: string | null;
+}
+
 /**
  * A case's turns: `turn` refused when `refusal()` holds as it is granted (the slot goes straight back; `refused`
  * says why), and the slot of its command kept past the command's exit until `settle()` — the session calls it once
  * the delivery's tamper check after the case is done, so no later case starts its command on a tree changed
  * meanwhile (what ran before the change was found is refused, as without turns). A second turn of the same case
- * first gives back its first: that command is over.
+ * first gives back its first: that command is over. The first turn is asked for when the case starts.
  */
-export function guardedTurn(
-  turn: Turn,
-  refusal: () => Error | null,
-): { turn: Turn; settle: () => void; readonly refused: string | null } {
+export function guardedTurn(turn: Turn, refusal: () => Error | null): GuardedTurn {
   let refused: string | null = null;
   let kept: (() => void) | null = null;
+  // Taken at once, so turns are granted in the order cases start, not in the order their preparation ends.
+  let ticket: Promise<() => void> | null = turn();
   const settle = () => {
     kept?.();
     kept = null;
+    // A case that never ran a command gives its ticket back once it comes up.
+    ticket?.then((release) => release());
+    ticket = null;
   };
   return {
     turn: async (signal) => {
-      settle();
-      const release = await turn(signal);
+      kept?.();
+      kept = null;
+      const first = ticket;
+      ticket = null;
+      const release = await (first ?? turn(signal));
       const why = refusal();
       if (why) {
         release();
