@@ -68,7 +68,7 @@ describe('instantiation and the validation pipeline (offline)', () => {
     const v = await validateTask(d, made.task);
     expect(v).toMatchObject({
       ok: true,
-      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'measures', 'verifier'],
       reward: 1,
     });
     // Tampering short-circuits at the first broken step.
@@ -142,7 +142,7 @@ describe('policy coherence and telecom (offline)', () => {
     );
     expect(await validateTask(d, made.task)).toMatchObject({
       ok: true,
-      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'measures', 'verifier'],
     });
     // A change that fixes no prepared trouble is one a policy-following agent would not ask for.
     const vpn = instantiateSequence(d, ['connect_vpn'], { seed: 0, maxRetries: 2 });
