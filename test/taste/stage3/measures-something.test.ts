@@ -47,7 +47,9 @@ describe('stage 3 rejects a task that a do-nothing agent passes (telecom, seed 1
       passed: ['arguments', 'entities', 'schema', 'executes', 'policy'],
       failed: { step: 'measures' },
     });
-    expect(v.failed?.reason).toMatch(/^a do-nothing agent \(no tool calls\) already gets reward 1 \(user_stop, graded on DB\)/);
+    expect(v.failed?.reason).toMatch(
+      /^a do-nothing agent \(no tool calls\) already gets reward 1 \(user_stop, graded on DB\)/,
+    );
   });
 
   it('generation replaces that medoid (the reason recorded) and keeps no task the do-nothing agent passes', async () => {
