@@ -1,5 +1,6 @@
+import { fc, test as prop } from '@fast-check/vitest';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseAgentLine } from '../../src/domains/agent-protocol.js';
+import { parseAgentLine, parseAgentMessage } from '../../src/domains/agent-protocol.js';
 import {
   type AgentFunction,
   type AgentMessage,
@@ -8,7 +9,9 @@ import {
   scriptedUser,
   type Tau2Task,
 } from '../../src/domains/index.js';
-import { PyFloat } from '../../src/domains/py/values.js';
+import { pyJsonDumps } from '../../src/domains/py/json.js';
+import { fromPlain } from '../../src/domains/py/plain.js';
+import { PyFloat, type PyValue } from '../../src/domains/py/values.js';
 import { agentFactory, oracleExtras } from './agents.js';
 import { domain } from './data.js';
 import { referenceUnavailable, Tau2Reference, tau2Messages } from './tau2-reference.js';
@@ -110,4 +113,31 @@ describe('τ² episodes keep the agent’s raw arguments', () => {
     expect(plainJson(call.arguments)).toBe('{"gb_amount":2.0,"line_id":"L1"}');
     expect(call.rawArguments?.get('gb_amount')).toBeInstanceOf(PyFloat);
   });
+
+  // Keys that JavaScript keeps in insertion order (an integer-like key would move first in a plain object; the
+  // replay runs the exact arguments, so only the record's view would differ).
+  const key = fc.string({ maxLength: 5 }).map((k) => `k${k}`);
+  const value: fc.Arbitrary<PyValue> = fc.letrec<{ v: PyValue }>((tie) => ({
+    v: fc.oneof(
+      { depthSize: 'small' },
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => new PyFloat(x)),
+      fc.string({ unit: 'binary' }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(tie('v'), { maxLength: 3 }),
+      fc.array(fc.tuple(key, tie('v')), { maxLength: 3 }).map((es) => new Map(es)),
+    ),
+  })).v;
+  prop.prop([fc.array(fc.tuple(key, value), { maxLength: 5 }).map((es) => new Map(es))])(
+    "an agent's JSON arguments: the record's plain view and the exact view both read back as Python read the text",
+    (args) => {
+      const text = pyJsonDumps(args);
+      const msg = parseAgentMessage({ type: 'tool_calls', calls: [{ id: 'c', name: 't', arguments: text }] });
+      if (msg.type !== 'tool_calls') throw new Error('not a tool call');
+      const [call] = msg.calls;
+      expect(pyJsonDumps(call.rawArguments as PyValue)).toBe(text);
+      expect(pyJsonDumps(fromPlain(call.arguments))).toBe(text);
+    },
+  );
 });
