@@ -21,7 +21,7 @@ export interface AgentToolCall {
   arguments: Record<string, any>;
   /**
    * The arguments exactly as the agent's JSON had them, as Python reads JSON (`2.0` a float, keys in order), when
-   * they came as text; the environment runs these. Never sent back to anyone.
+   * they came as text; the environment runs these, and the reward's replay runs them again. Never sent to anyone.
    */
   rawArguments?: PyDict;
 }
@@ -79,8 +79,9 @@ export function parseAgentMessage(value: unknown): AgentMessage {
         } catch {
           throw new AgentProtocolError(`tool call ${k} (${c.name}) has arguments that are not JSON`);
         }
-        args = toPlain(raw);
       }
+      // The record keeps a `2.0` a float (boxed), so the reward's replay and episode.json see what the agent sent.
+      if (raw !== undefined) args = toPlain(raw, { keepFloats: true });
       if (args === null || typeof args !== 'object' || Array.isArray(args))
         throw new AgentProtocolError(`tool call ${k} (${c.name}) has arguments that are not a JSON object`);
       return {

@@ -151,13 +151,19 @@ export async function runEpisode(options: EpisodeOptions): Promise<EpisodeResult
         going = await userSays(() => user.reply(messages, task, tools));
         continue;
       }
-      messages.push({ role: 'assistant', content: '', toolCalls: reply.calls });
+      messages.push({
+        role: 'assistant',
+        content: '',
+        toolCalls: reply.calls.map(({ rawArguments: _, ...made }) => made),
+      });
       for (const call of reply.calls) {
         const r = env.call(call.name, call.rawArguments ?? call.arguments);
-        const { rawArguments: _, ...made } = call;
+        const { rawArguments, ...made } = call;
         const record: ToolCallRecord = r.ok
           ? { ...made, ok: true, content: r.content, result: r.result }
           : { ...made, ok: false, content: r.content, error: r.error };
+        // The reward replays exactly what ran; kept out of episode.json (`arguments` holds the same, floats boxed).
+        if (rawArguments) Object.defineProperty(record, 'rawArguments', { value: rawArguments, enumerable: false });
         toolCalls.push(record);
         messages.push({ role: 'tool', content: r.content, toolCallId: call.id, name: call.name });
         agent.send({

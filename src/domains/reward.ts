@@ -26,6 +26,8 @@ export interface TrajectoryCall {
   requestor?: Requestor;
   /** What the environment answered during the episode; the replay must answer the same (τ²'s strict replay). */
   content?: string;
+  /** The agent's arguments exactly as Python read its JSON (an episode's record has them): the replay runs these. */
+  rawArguments?: PyDict;
 }
 
 export interface RewardInput {
@@ -107,7 +109,7 @@ export function computeReward(input: RewardInput): RewardResult {
   const replayMismatches: string[] = [];
   for (const c of toolCalls) {
     if (!replayed.hasTool(c.name) || !replayed.isWriteTool(c.name)) continue;
-    const r = replayed.call(c.name, c.arguments, c.requestor ?? 'assistant');
+    const r = replayed.call(c.name, c.rawArguments ?? c.arguments, c.requestor ?? 'assistant');
     if (c.content !== undefined && jsonOrText(r.content) !== jsonOrText(c.content))
       replayMismatches.push(`${c.name}: replayed "${r.content.slice(0, 200)}", recorded "${c.content.slice(0, 200)}"`);
   }

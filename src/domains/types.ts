@@ -1,3 +1,4 @@
+import type { PyDict } from './py/values.js';
 import type { Semantics } from './toolkit.js';
 
 /** A τ² database: plain JSON, mutated in place by the domain's tools. */
@@ -140,7 +141,10 @@ export type CallResult = { ok: true; content: string; result: unknown } | { ok: 
 export interface ToolCallRecord {
   id: string;
   name: string;
+  /** As the agent sent them; an integral float stays a float (a boxed `PyFloat`, written `2.0` by `plainJson`). */
   arguments: Record<string, any>;
+  /** The arguments exactly as Python read the agent's JSON (not enumerable: in memory, for the reward's replay). */
+  rawArguments?: PyDict;
   /** Default the assistant. */
   requestor?: Requestor;
   ok: boolean;

@@ -1,6 +1,8 @@
 import OpenAI from 'openai';
 import type { OpenAiTool } from './agent-protocol.js';
 import { goldActions, requestorOf } from './gold-replay.js';
+import { pyJsonParse } from './py/json.js';
+import { plainJson, toPlain } from './py/plain.js';
 import type { EpisodeMessage, GoldAction, Tau2Task, UserInstructions } from './types.js';
 
 export const STOP = '###STOP###';
@@ -152,7 +154,8 @@ export function llmUser(options: LlmUserOptions): UserSimulator {
         for (const c of calls) {
           let args: Record<string, unknown> = {};
           try {
-            args = JSON.parse(c.function.arguments || '{}');
+            // Read as Python reads it: the user's `2.0` stays a float through the call and the reward's replay.
+            args = toPlain(pyJsonParse(c.function.arguments || '{}'), { keepFloats: true }) as Record<string, unknown>;
           } catch {
             args = {};
           }
@@ -179,7 +182,7 @@ export function llmUser(options: LlmUserOptions): UserSimulator {
             tool_calls: m.toolCalls.map((c) => ({
               id: c.id,
               type: 'function',
-              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+              function: { name: c.name, arguments: plainJson(c.arguments) },
             })),
           });
         else if (m.role === 'tool' && m.requestor === 'user')

@@ -221,3 +221,58 @@ export function agentLikeTrajectories(domain: string, n: number, seed: number | 
   }
   return out;
 }
+
+/** A lone surrogate (Python's json.loads gives one for `"\ud800"`): pydantic refuses it where it parses a str. */
+const LONE = '\ud800';
+
+/** The variants of one argument value: a lone surrogate in it, and a number as the other kind of number. */
+function edgeValues(v: PyValue): PyValue[] {
+  const out: PyValue[] = [LONE];
+  if (typeof v === 'string') out.push(`${v}${LONE}`);
+  if (typeof v === 'number') out.push(new PyFloat(v));
+  if (v instanceof PyFloat && Number.isInteger(v.v)) out.push(v.v);
+  if (v instanceof PyFloat) out.push(new PyFloat(v.v + 0.5));
+  return out;
+}
+
+/** The argument edits of one call: each top-level value's variants, and those of each field of a list's first dict. */
+function edgeEdits(args: Map<string, PyValue>): { at: string; args: Map<string, PyValue> }[] {
+  const out: { at: string; args: Map<string, PyValue> }[] = [];
+  for (const [k, v] of args) {
+    for (const e of edgeValues(v)) out.push({ at: k, args: new Map(args).set(k, e) });
+    if (!Array.isArray(v) || !(v[0] instanceof Map)) continue;
+    const first = v[0] as Map<string, PyValue>;
+    for (const [f, x] of first)
+      for (const e of edgeValues(x))
+        out.push({ at: `${k}[0].${f}`, args: new Map(args).set(k, [new Map(first).set(f, e), ...v.slice(1)]) });
+  }
+  return out;
+}
+
+/**
+ * Floats and lone surrogates where the gold has other values: for the first gold call of each tool, every argument
+ * (and each field of a list's first record) as a lone surrogate, a string with one appended, an int as a float and an
+ * integral float as an int, after the task's earlier gold calls. τ²'s pydantic models refuse a lone surrogate in a
+ * non-str field with `string_unicode`; a float argument writes `2.0` where an int writes `2`.
+ */
+export function edgeTrajectories(domain: string): Trajectory[] {
+  const out: Trajectory[] = [];
+  const seen = new Set<string>();
+  for (const t of tasksOf(domain)) {
+    t.actions.forEach((a, k) => {
+      if (seen.has(a.name)) return;
+      seen.add(a.name);
+      const before = t.actions
+        .slice(0, k)
+        .map((p) => ({ name: p.name, args: text(p.arguments), requestor: p.requestor }));
+      for (const e of edgeEdits(a.arguments))
+        out.push({
+          label: `edge ${a.name}.${e.at} (task ${t.id})`,
+          initialState: t.initialState,
+          calls: [...before, { name: a.name, args: text(e.args), requestor: a.requestor }],
+          assertions: t.assertions ?? undefined,
+        });
+    });
+  }
+  return out;
+}

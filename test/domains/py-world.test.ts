@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { sorted } from '../../src/domains/py/builtins.js';
 import { bindKwargs } from '../../src/domains/py/call.js';
 import { jsonString, pyJsonDumps, pyJsonParse, strCompare } from '../../src/domains/py/json.js';
+import { t as F, ValidationError, validateAs } from '../../src/domains/py/model.js';
 import { fixedText, floatRepr, roundFloat } from '../../src/domains/py/number.js';
 import { PyFloat, type PyValue } from '../../src/domains/py/values.js';
 import { referenceUnavailable } from './tau2-reference.js';
@@ -104,5 +105,61 @@ describe.skipIf(!python)('the Python world against python3', () => {
       }))
       .filter((m) => m.ours !== m.python);
     expect(mismatches.slice(0, 5)).toEqual([]);
+  });
+
+  test("a str for a non-str field: pydantic's string_unicode exactly where the str holds a lone surrogate", () => {
+    const kinds = {
+      int: F.int,
+      float: F.float,
+      bool: F.bool,
+      date: F.date,
+      datetime: F.datetime,
+      lit: F.lit('a', 'b'),
+    };
+    // Strings of any UTF-16 units (lone surrogates among them), and well-formed ones with one inserted.
+    const strings = [
+      ...fc.sample(fc.string({ unit: 'binary', maxLength: 6 }), { numRuns: 300, seed: 30 }),
+      ...fc
+        .sample(fc.tuple(fc.string({ maxLength: 4 }), fc.integer({ min: 0xd800, max: 0xdfff })), {
+          numRuns: 100,
+          seed: 31,
+        })
+        .map(([s, u]) => `${s}${String.fromCharCode(u)}1`),
+      '1',
+      '2.0',
+      'a',
+      '2024-05-01',
+    ];
+    const ours = strings.map((v) =>
+      Object.values(kinds).map((t) => {
+        try {
+          validateAs(t, v, 'M', ['f']);
+          return 'ok';
+        } catch (err) {
+          return err instanceof ValidationError ? err.errors[0].type : String(err);
+        }
+      }),
+    );
+    const script = [
+      'import json, sys, datetime, typing, pydantic',
+      'ts = [int, float, bool, datetime.date, datetime.datetime, typing.Literal["a", "b"]]',
+      'ms = [pydantic.create_model("M", f=(t, ...)) for t in ts]',
+      'def kind(m, v):',
+      '    try:',
+      '        m(f=v)',
+      '        return "ok"',
+      '    except pydantic.ValidationError as e:',
+      '        return e.errors()[0]["type"]',
+      'print(json.dumps([[kind(m, v) for m in ms] for v in json.load(sys.stdin)]))',
+    ].join('\n');
+    // JSON.stringify writes a lone surrogate as its \u escape, which json.load reads back as one.
+    const r = spawnSync('python3', ['-c', script], { input: JSON.stringify(strings), encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const theirs = JSON.parse(r.stdout) as string[][];
+    const differ = strings
+      .map((v, k) => ({ v: jsonString(v), ours: ours[k].join(' '), python: theirs[k].join(' ') }))
+      .filter((d) => d.ours.includes('string_unicode') !== d.python.includes('string_unicode'));
+    expect(differ.slice(0, 5)).toEqual([]);
+    expect(theirs.filter((t) => t.includes('string_unicode')).length).toBeGreaterThanOrEqual(100);
   });
 });

@@ -10,7 +10,7 @@ import { PyException } from '../../src/domains/py/errors.js';
 import { pyJsonParse } from '../../src/domains/py/json.js';
 import { agentFactory, oracleExtras } from './agents.js';
 import { domain } from './data.js';
-import { agentLikeTrajectories, goldTrajectories, type Trajectory } from './parity-trajectories.js';
+import { agentLikeTrajectories, edgeTrajectories, goldTrajectories, type Trajectory } from './parity-trajectories.js';
 import { type RefResult, referenceUnavailable, Tau2Reference, tau2Messages } from './tau2-reference.js';
 
 /**
@@ -164,6 +164,16 @@ describe.skipIf(unavailable !== null)('τ² parity: heldout vs τ²-bench v1.0.1
       }
       console.log(`${name}: oracle reward ${rewards.oracle}/${d.tasks.length}, nop ${rewards.nop}/${d.tasks.length}`);
       expect(differ.slice(0, SHOWN)).toEqual([]);
+    });
+  }
+
+  for (const name of ['airline', 'retail', 'telecom'] as const) {
+    test(`${name}: floats and lone surrogates in every gold tool's arguments agree`, async () => {
+      const edges = edgeTrajectories(name);
+      const { mismatches } = await parity(name, edges, ref);
+      console.log(`${name}: ${edges.length} float and lone-surrogate trajectories`);
+      expect(edges.length).toBeGreaterThan(10);
+      expect(mismatches.slice(0, SHOWN)).toEqual([]);
     });
   }
 

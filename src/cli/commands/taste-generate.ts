@@ -13,7 +13,7 @@ export default defineCommand({
 Runs stage 1 (rule validator, trained sampler) and stage 2 (clustering) on the τ² domain directory, then, for each
 usable cluster's medoid: programmatic instantiation against the domain database (entities and arguments chosen so
 every gold call executes and its preconditions hold), the validation pipeline (arguments, entities, schema,
-execution, policy, verifier), and difficulty evolution (decoy records proven not to change the gold final state).
+execution, policy, measures: a do-nothing agent must not pass it, verifier), and difficulty evolution (decoy records proven not to change the gold final state).
 With a generator model (HELDOUT_GENERATOR_BASE_URL / _API_KEY / _MODEL, or OPENAI_*) the scenario is written by the
 model, the evolution adds an adversarial instruction rewrite and the verifier is the hinted model agent; without one
 everything runs offline with the scripted verifier (gold path, scripted user, reward 1). --method picks stage 2's

@@ -181,12 +181,28 @@ const BOOL_TEXT: Record<string, boolean> = {
 const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATETIME_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z)?)?$/;
 
+// A surrogate not in a pair: with the `u` flag a pair is one code point outside this range.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** The field kinds whose validation reads a str's text (a `str` field keeps the str as it is). */
+const PARSES_STR: ReadonlySet<FieldType['k']> = new Set([
+  'int',
+  'float',
+  'bool',
+  'literal',
+  'enum',
+  'date',
+  'datetime',
+]);
+
 /** Validates `v` against `type` (lax mode), pushing pydantic's errors under `loc`. */
 function check(type: FieldType, v: PyValue, loc: Loc, errs: LineError[]): Out {
   const fail = (t: string, msg: string): Out => {
     errs.push({ loc: locList(loc), type: t, msg, input: v });
     return FAIL;
   };
+  // pydantic-core reads a str it must parse (a number, a literal, a date) as UTF-8 first: a lone surrogate fails there.
+  if (typeof v === 'string' && PARSES_STR.has(type.k) && LONE_SURROGATE.test(v))
+    return fail('string_unicode', 'Input should be a valid string, unable to parse raw data as a unicode string');
   switch (type.k) {
     case 'any':
       return v;

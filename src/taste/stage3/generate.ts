@@ -10,7 +10,7 @@ import { addDecoys, type Decoy, decoysPreserveGold } from './decoys.js';
 import { hintedVerifier, type ModelConfig } from './hinted-verifier.js';
 import { instantiateSequence } from './instantiate.js';
 import { llmAdversarialRewrite, llmScenario } from './llm.js';
-import { scriptedVerifier, type TaskValidation, type Verifier, validateTask } from './validate.js';
+import { measuresNothing, scriptedVerifier, type TaskValidation, type Verifier, validateTask } from './validate.js';
 
 export interface GenerateOptions {
   /** K for stage 2; default: the domain's number of original tasks. */
@@ -56,7 +56,10 @@ export interface GenerateResult {
   tasks: Tau2Task[];
   entries: GeneratedEntry[];
   coverage: CoverageComparison;
-  /** Rule-plausible sequences stage 2 passed over (medoids or replacement candidates) because no entities fit them. */
+  /**
+   * Rule-plausible sequences stage 2 passed over (medoids or replacement candidates) because no entities fit them, or
+   * because a do-nothing agent passes the task made of them (`measuresNothing`).
+   */
   notInstantiable: { sequence: string[]; reason: string }[];
 }
 
@@ -88,10 +91,10 @@ export function compareCoverage(
 }
 
 /**
- * The stage-2 medoid check of `generateTasks`: plausible for `validator` and instantiable on the domain database
- * (`instantiateSequence` finds entities so that every call executes). A medoid no database state can run is then
- * replaced, exactly like an implausible one, by the nearest member of its cluster that passes (DESIGN §11), instead of
- * being lost in stage 3. `rejected` keeps, per sequence, why instantiation failed.
+ * The stage-2 medoid check of `generateTasks`: plausible for `validator`, instantiable on the domain database
+ * (`instantiateSequence` finds entities so that every call executes), and the task made of it measures something. A
+ * medoid that fails is then replaced, exactly like an implausible one, by the nearest member of its cluster that
+ * passes (DESIGN §11), instead of being lost in stage 3. `rejected` keeps, per sequence, why it failed.
  */
 export function executableValidator(
   validator: Validator,
@@ -111,6 +114,12 @@ export function executableValidator(
       const v = await validator.validate(seq);
       if (!v.plausible) return v;
       const made = instantiateSequence(domain, seq, { seed: options.seed, maxRetries: options.maxRetries });
+      // A task a do-nothing agent passes is replaced like an uninstantiable medoid, never kept for stage 3.
+      const nothing = made.ok ? await measuresNothing(domain, made.task) : undefined;
+      if (made.ok && nothing) {
+        rejected.set(seqKey(seq), { sequence: seq, reason: nothing });
+        return { plausible: false, problematicIndices: [seq.length - 1], reason: `measures nothing: ${nothing}` };
+      }
       if (made.ok) {
         instantiated.set(seqKey(seq), made.task);
         return v;

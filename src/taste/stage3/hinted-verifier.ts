@@ -4,6 +4,7 @@ import {
   type GoldAction,
   llmUser,
   type OpenAiTool,
+  plainJson,
   runEpisode,
   type Tau2Domain,
   type Tau2Task,
@@ -60,7 +61,8 @@ export function buildHint(actions: GoldAction[], seed: number | string = 0, shar
 export function hintText(hint: HintCall[]): string {
   const lines = hint.map(
     (h) =>
-      `- ${h.name}(${JSON.stringify(h.arguments)})${h.removed.length ? ` — find out: ${h.removed.join(', ')}` : ''}`,
+      // plainJson: a gold `2.0` is shown as one, so the hinted model sends the float the gold's DB state needs.
+      `- ${h.name}(${plainJson(h.arguments)})${h.removed.length ? ` — find out: ${h.removed.join(', ')}` : ''}`,
   );
   return `These tool calls (in no particular order; some arguments left out) are believed to solve the customer's request. Use them as a hint, fill in what is missing from the conversation and the tools, and follow the policy.\n${lines.join('\n')}`;
 }

@@ -26,7 +26,9 @@ export { scenarioFromNotes } from './templates.js';
 export type { InstantiateOptions, InstantiateOutcome } from './types.js';
 export {
   closedEntityWrites,
+  doNothingAgent,
   goldAgent,
+  measuresNothing,
   missingArguments,
   scriptedVerifier,
   type TaskValidation,

@@ -15,7 +15,7 @@ import {
 import { ruleValidator } from '../validators/rule-validator.js';
 import { schemaProblems } from './schema-check.js';
 
-export type ValidationStep = 'arguments' | 'entities' | 'schema' | 'executes' | 'policy' | 'verifier';
+export type ValidationStep = 'arguments' | 'entities' | 'schema' | 'executes' | 'policy' | 'measures' | 'verifier';
 
 /** The outcome of the stage-3 validation pipeline: the first failing step, or ok with every step passed. */
 export interface TaskValidation {
@@ -112,6 +112,23 @@ export function goldAgent(task: Tau2Task): AgentFunction {
   };
 }
 
+/** An agent that answers every user message and never calls a tool: what no task may already reward. */
+export function doNothingAgent(): AgentFunction {
+  return (msg) => (msg.type === 'user' ? { type: 'message', content: 'Sorry, I cannot help with that.' } : undefined);
+}
+
+/**
+ * Why a task measures nothing, or undefined when it measures something: the task's own evaluation, run on an episode
+ * of `doNothingAgent` against the scripted user, already gives reward 1 (a telecom task graded on DB alone whose gold
+ * only reads, or undoes its own write).
+ */
+export async function measuresNothing(domain: Tau2Domain, task: Tau2Task): Promise<string | undefined> {
+  const ep = await runEpisode({ task, domain, agent: doNothingAgent(), user: scriptedUser() });
+  if (ep.reward !== 1) return undefined;
+  const basis = ep.rewardDetail.basis.join(', ');
+  return `a do-nothing agent (no tool calls) already gets reward 1 (${ep.info.termination}, graded on ${basis}): nothing the gold does is measured`;
+}
+
 /** The offline verifier: the gold path, played by `goldAgent` against the scripted user through `runEpisode`. */
 export const scriptedVerifier: Verifier = async (task, domain) => {
   const ep = await runEpisode({ task, domain, agent: goldAgent(task), user: scriptedUser() });
@@ -121,7 +138,8 @@ export const scriptedVerifier: Verifier = async (task, domain) => {
 /**
  * DESIGN §11 stage 3 validation, short-circuiting at the first failure: every argument specified, entities exist,
  * schema conformity, the gold sequence executes, policy coherence (the rule validator: dataflow, required reads,
- * nothing after a hand-off), then the verifier (default: the scripted one). `skipRules` skips the deterministic
+ * nothing after a hand-off), the task measures something (`measuresNothing`), then the verifier (default: the
+ * scripted one). `skipRules` skips the deterministic
  * steps for re-validation of an evolved task (its gold calls are unchanged).
  */
 export async function validateTask(
@@ -170,6 +188,10 @@ export async function validateTask(
     if (closed.length) return fail('policy', closed[0]);
     passed.push('policy');
   }
+  // Also for an evolved task: its decoys or rewritten scenario are what the do-nothing agent now meets.
+  const nothing = await measuresNothing(domain, task);
+  if (nothing) return fail('measures', nothing);
+  passed.push('measures');
   const v = await (options.verifier ?? scriptedVerifier)(task, domain);
   if (v.reward !== 1)
     return { ...fail('verifier', `reward ${v.reward}${v.detail ? ` (${v.detail})` : ''}`), reward: v.reward };

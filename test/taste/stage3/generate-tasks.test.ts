@@ -130,7 +130,7 @@ describe.each([
     }
   });
 
-  it('the nop agent gets 0 on every generated task whose gold changes what it is graded on', async () => {
+  it('the nop agent gets 0 on every generated task (stage 3 keeps none it passes), most graded on what the gold changes', async () => {
     const d = await domain(name);
     const nop = await agentFactory('nop.mjs', 'createNop');
     let graded = 0;
@@ -140,8 +140,7 @@ describe.each([
       const start = env.hash() + env.userHash();
       for (const a of t.evaluation_criteria?.actions ?? []) env.call(a.name, a.arguments, a.requestor);
       const writes = env.hash() + env.userHash() !== start;
-      if (!(basis.includes('ENV_ASSERTION') || (basis.includes('DB') && writes))) continue;
-      graded++;
+      if (basis.includes('ENV_ASSERTION') || (basis.includes('DB') && writes)) graded++;
       const ep = await runEpisode({ task: t, domain: d, agent: nop(), user: scriptedUser() });
       expect(ep.reward, t.id).toBe(0);
     }

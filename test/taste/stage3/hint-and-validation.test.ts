@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { startStubServer } from '../../../fixtures/stub-openai/server.js';
 import {
   buildHint,
+  hintText,
   instantiateSequence,
   llmAdversarialRewrite,
   llmScenario,
@@ -39,6 +40,16 @@ describe('hint construction', () => {
       expect(buildHint(actions, seed)).toEqual(hint);
     },
   );
+
+  it("shows a real telecom gold's 2.0 as a float, so the hinted model sends what the gold's DB state needs", async () => {
+    const d = await domain('telecom');
+    const refuel = d.tasks
+      .flatMap((t) => t.evaluation_criteria?.actions ?? [])
+      .find((a) => a.name === 'refuel_data' && a.arguments.gb_amount !== undefined);
+    expect(refuel).toBeDefined();
+    const text = hintText([{ name: 'refuel_data', arguments: refuel!.arguments, removed: [] }]);
+    expect(text).toContain('"gb_amount":2.0');
+  });
 });
 
 describe('schema conformity', () => {
@@ -68,7 +79,7 @@ describe('instantiation and the validation pipeline (offline)', () => {
     const v = await validateTask(d, made.task);
     expect(v).toMatchObject({
       ok: true,
-      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'measures', 'verifier'],
       reward: 1,
     });
     // Tampering short-circuits at the first broken step.
@@ -142,7 +153,7 @@ describe('policy coherence and telecom (offline)', () => {
     );
     expect(await validateTask(d, made.task)).toMatchObject({
       ok: true,
-      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'verifier'],
+      passed: ['arguments', 'entities', 'schema', 'executes', 'policy', 'measures', 'verifier'],
     });
     // A change that fixes no prepared trouble is one a policy-following agent would not ask for.
     const vpn = instantiateSequence(d, ['connect_vpn'], { seed: 0, maxRetries: 2 });
