@@ -1,7 +1,51 @@
 /** The registered cases and what each may still spend (DESIGN §8 budgets). */
 import { randomBytes } from 'node:crypto';
-import type { Budgets, CaseRegistration, Role } from './types.js';
+import type { Budgets, CaseRegistration, Endpoint, Role } from './types.js';
 import { ROLES } from './types.js';
+
+/**
+ * A case's tokens: settled (what ended calls used) and reserved (what calls in flight may still use). A call starts
+ * only while settled + reserved is under the limit, so as long as each call uses at most its reservation, settled
+ * never passes the limit by more than one call's reservation, however many calls run at once. Pure: no clock, no I/O.
+ */
+export class TokenMeter {
+  settled = 0;
+  reserved = 0;
+
+  constructor(readonly limit: number | null) {}
+
+  /** Whether another call may start now. */
+  hasRoom(): boolean {
+    return this.limit == null || this.settled + this.reserved < this.limit;
+  }
+
+  /** Runs as an admitted call goes upstream. */
+  reserve(tokens: number): void {
+    this.reserved += tokens;
+  }
+
+  /** Runs once per admitted call as it ends: its reservation is released and what it used is charged. */
+  settle(reservation: number, used: number): void {
+    this.reserved -= reservation;
+    this.settled += used;
+  }
+}
+
+/** Output tokens reserved for a call that names no `max_tokens`-like cap (`GatewayOptions.reserveOutputTokens`). */
+export const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
+
+/**
+ * Tokens to reserve for a call before it goes upstream: the prompt at bytes / 4 (as the gateway estimates usage)
+ * plus the caller's own output cap (`max_completion_tokens`, `max_output_tokens`, `max_tokens`), else
+ * `defaultOutput`; an embeddings call has no output.
+ */
+export function reservationFor(endpoint: Endpoint, body: any, requestBytes: number, defaultOutput: number): number {
+  const prompt = Math.ceil(requestBytes / 4);
+  if (endpoint === 'embeddings') return prompt;
+  const caps = [body?.max_completion_tokens, body?.max_output_tokens, body?.max_tokens];
+  const cap = caps.find((v): v is number => Number.isSafeInteger(v) && v > 0);
+  return prompt + (cap ?? defaultOutput);
+}
 
 /** One registration: who it is, its placeholder token, its budgets and what it has spent. */
 export class CaseBudget {
@@ -9,8 +53,7 @@ export class CaseBudget {
   private firstCallAt: number | null = null;
   /** Calls forwarded upstream (counted when sent, so concurrent calls cannot overshoot). */
   calls = 0;
-  /** `usage.totalTokens` of the calls recorded so far. */
-  tokens = 0;
+  private readonly meter: TokenMeter;
 
   constructor(
     readonly caseId: string,
@@ -18,13 +61,20 @@ export class CaseBudget {
     readonly role: Role,
     readonly token: string,
     private readonly budgets: Budgets,
-  ) {}
+  ) {
+    this.meter = new TokenMeter(budgets.tokens ?? null);
+  }
+
+  /** `usage.totalTokens` of the calls that have ended (their settled figures). */
+  get tokens(): number {
+    return this.meter.settled;
+  }
 
   /**
-   * Runs as a call is about to go upstream: null and the call is counted, or why it is refused (nothing counted).
-   * The first call starts the wall clock.
+   * Runs as a call is about to go upstream: null and the call is counted with `reservation` tokens reserved, or why
+   * it is refused (nothing counted). The first call starts the wall clock.
    */
-  admit(): string | null {
+  admit(reservation = 0): string | null {
     const b = this.budgets;
     const who = `case ${this.caseId} trial ${this.trial}`;
     this.firstCallAt ??= Date.now();
@@ -32,11 +82,18 @@ export class CaseBudget {
       return `${who}: wall-time budget of ${b.wallSeconds} s is used up`;
     }
     if (b.calls != null && this.calls >= b.calls) return `${who}: model-call budget of ${b.calls} calls is used up`;
-    if (b.tokens != null && this.tokens >= b.tokens) {
-      return `${who}: token budget of ${b.tokens} tokens is used up (${this.tokens} used)`;
+    if (!this.meter.hasRoom()) {
+      const inFlight = this.meter.reserved > 0 ? `, ${this.meter.reserved} reserved by calls in flight` : '';
+      return `${who}: token budget of ${b.tokens} tokens is used up (${this.meter.settled} used${inFlight})`;
     }
     this.calls++;
+    this.meter.reserve(reservation);
     return null;
+  }
+
+  /** Runs once per admitted call as it ends: releases its reservation and charges what the upstream reported. */
+  settle(reservation: number, used: number): void {
+    this.meter.settle(reservation, used);
   }
 }
 

@@ -1,19 +1,22 @@
 /**
- * One request, start to end: attribute → read body → check upstream configured (503) → check budgets (429) →
- * overwrite `model` (and, for a chat stream, ask upstream for usage, dropping that chunk if the caller had not asked)
+ * One request, start to end: attribute → read body (413 too large, 400 not JSON, nested too deep or not an object)
+ * → check upstream configured (503) → check budgets and reserve tokens (429) → overwrite `model` (embeddings: the
+ * role's embedding model) (and, for a chat stream, ask upstream for usage, dropping that chunk if the caller had not asked)
  * → forward with retries → pass the answer back (buffered or streamed). Every attributed call is recorded exactly
  * once, except one whose caller hangs up while still sending its body (there is no call to speak of).
  */
 import type http from 'node:http';
+import { MAX_JSON_DEPTH, jsonDepth } from './bounds.js';
+import { reservationFor } from './budget.js';
 import { passBuffered } from './buffered.js';
-import type { Call } from './call-recorder.js';
+import { type Call, release } from './call-recorder.js';
 import { cutShort } from './classify.js';
-import { noModelMessage } from './config.js';
+import { modelFor, noModelMessage } from './config.js';
 import type { CallContext } from './context.js';
 import { errorBody, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
 import { passStream } from './streamed.js';
-import type { CallClass } from './types.js';
+import type { CallClass, Endpoint } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
 
 /** Ledgers a call the gateway answers itself with an error (it never went upstream), then answers. */
@@ -80,7 +83,7 @@ export async function handleRequest(
     if (!cfg.baseURL || !cfg.model) {
       return sendError(res, null, 503, 'no_model_configured', noModelMessage(role, cfg), 'server_error');
     }
-    return sendJson(res, modelsBody(path, cfg.model));
+    return sendJson(res, modelsBody(path, cfg.model, cfg.embeddingModel));
   }
 
   const endpoint = ENDPOINTS[path];
@@ -105,6 +108,12 @@ export async function handleRequest(
     const message = `heldout gateway: request body over ${maxBodyBytes} bytes`;
     return refuse(ctx, res, call, 413, 'request_too_large', message, 'candidate_request_error');
   }
+  // JSON.parse takes any depth, but JSON.stringify (for the upstream and the trace) overflows the stack on it.
+  if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    call.request = raw.toString('utf8', 0, 10_000);
+    const message = `heldout gateway: the request body nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels`;
+    return refuse(ctx, res, call, 400, 'invalid_request', message, 'candidate_request_error');
+  }
   let body: any;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -122,17 +131,41 @@ export async function handleRequest(
   call.stream = body.stream === true;
   call.request = body;
 
-  if (!cfg.baseURL || !cfg.model) {
-    const message = noModelMessage(role, cfg);
+  const embeddings = endpoint === 'embeddings';
+  const model = modelFor(cfg, embeddings);
+  if (!cfg.baseURL || !model) {
+    const message = noModelMessage(role, cfg, embeddings);
     return refuse(ctx, res, call, 503, 'no_model_configured', message, 'provider_failure', 'server_error');
   }
-  const overBudget = budget?.admit() ?? null;
+  const reservation = budget ? reservationFor(endpoint, body, raw.length, ctx.settings.reserveOutputTokens) : 0;
+  const overBudget = budget?.admit(reservation) ?? null;
   if (overBudget) {
     return refuse(ctx, res, call, 429, 'budget_exceeded', overBudget, 'candidate_request_error', 'budget_exceeded');
   }
+  call.reserved = reservation;
+  try {
+    return await sendUpstream(ctx, req, res, call, body, raw.length, path + query, cfg.baseURL, model);
+  } finally {
+    release(call); // settled already unless the call ended in a throw
+  }
+}
 
-  body.model = cfg.model;
-  call.model = cfg.model;
+/** Runs once a call is admitted: overwrites its model, forwards it with retries and passes the answer back. */
+async function sendUpstream(
+  ctx: CallContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  call: Call,
+  body: any,
+  requestBytes: number,
+  pathAndQuery: string,
+  baseURL: string,
+  model: string,
+): Promise<void> {
+  const endpoint = call.endpoint as Endpoint;
+  const cfg = ctx.roles[call.role];
+  body.model = model;
+  call.model = model;
   let dropUsageChunk = false;
   if (endpoint === 'chat.completions' && call.stream && body.stream_options?.include_usage !== true) {
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
@@ -159,8 +192,8 @@ export async function handleRequest(
   try {
     const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
     const out = await callUpstream({
-      target: ctx.upstreams.target(cfg.baseURL),
-      path: path + query,
+      target: ctx.upstreams.target(baseURL),
+      path: pathAndQuery,
       method: 'POST',
       headers,
       body: payload,
@@ -188,8 +221,8 @@ export async function handleRequest(
       sendError(res, call, status, out.error, message, 'server_error');
       return;
     }
-    if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, raw.length, endpoint);
-    return await passStream(ctx, call, res, out, ac, raw.length, endpoint, dropUsageChunk);
+    if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
+    return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk);
   } finally {
     ctx.inflight.delete(ac);
     res.off('close', onClose);

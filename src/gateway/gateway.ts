@@ -59,7 +59,10 @@ class ModelGateway implements Gateway {
       settings,
       roles: this.roles,
       cases: new CaseRegistry(),
-      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor),
+      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor, {
+        lineBytes: settings.traceLineBytes,
+        caseBytes: settings.traceCaseBytes,
+      }),
       redactor,
       upstreams: new UpstreamPool(),
       inflight: new Set<Abort>(),
