@@ -39,7 +39,7 @@ async function setup(script: StubScript, options: Partial<GatewayOptions> = {}):
   return gw;
 }
 
-/** A POST over the socket; `onHeaders` runs when its status arrives (before its body), the promise at its end. */
+/** A POST over the socket; `onHeaders` runs when its status arrives (before its body), the promise at its end or cut. */
 function post(
   g: Gateway,
   token: string,
@@ -63,8 +63,11 @@ function post(
         res.on('data', (t: string) => {
           text += t;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
+        // a stream the gateway ends with an error event is then cut: what arrived is the answer
+        const done = () => resolve({ status: res.statusCode ?? 0, body: text });
+        res.on('end', done);
+        res.on('error', done);
+        res.on('close', done);
       },
     );
     req.on('error', reject);
@@ -139,5 +142,115 @@ describe('token budget under parallel calls', () => {
     expect(results.filter((r) => r.status === 429)).toHaveLength(190);
     expect(stub!.requests).toHaveLength(10);
     expect(g.usage('calls', 1).calls).toBe(10);
+  });
+});
+
+describe('a refused or failed call is charged nothing it did not use', () => {
+  /** The stub's answer by the first message's content. */
+  const byContent: StubScript = (req) => {
+    const key = String(req.body?.messages?.[0]?.content ?? '').slice(0, 8);
+    if (key === 'reconnec') return { content: 'half an answer here', truncate: true };
+    if (key === 'down') return { status: 500 };
+    if (key === 'mal') return { malformed: true };
+    if (key === 'reset') return { content: 'a b c d', truncate: 'mid-event-reset' };
+    return { content: 'fine', usage: { prompt_tokens: 11, completion_tokens: 4 } };
+  };
+
+  test('reconnects cut short, provider errors and malformed bodies settle to 0; the reservations are released', async () => {
+    const g = await setup(byContent);
+    const c = g.registerCase({ caseId: 'fair', trial: 1, budgets: { calls: null, tokens: 10_000, wallSeconds: null } });
+    // A Codex-like client resending a 40 KB conversation after each cut stream: each was charged ~10k estimated
+    // tokens, so the second reconnect was refused.
+    const long = `reconnect ${'context '.repeat(5000)}`;
+    for (let i = 0; i < 5; i++) {
+      const r = await post(g, c.token, '/v1/chat/completions', chat(long, { stream: true }));
+      expect(r.status).toBe(200);
+      expect(r.body).toContain('stream_truncated');
+    }
+    expect((await post(g, c.token, '/v1/chat/completions', chat('down'))).status).toBe(500);
+    expect((await post(g, c.token, '/v1/chat/completions', chat('mal'))).status).toBe(502);
+    expect((await post(g, c.token, '/v1/chat/completions', chat('reset', { stream: true }))).status).toBe(200);
+    expect((await post(g, c.token, '/v1/chat/completions', '{"messages": [')).status).toBe(400);
+    expect(g.usage('fair', 1)).toEqual({ calls: 8, tokens: 0 });
+    const ok = await post(g, c.token, '/v1/chat/completions', chat('ok'));
+    expect(ok.status).toBe(200);
+    expect(g.usage('fair', 1)).toEqual({ calls: 9, tokens: 15 });
+
+    const ledger = g.ledgerFor('fair', 1);
+    expect(ledger).toHaveLength(10);
+    expect(ledger.slice(0, 9).map((l) => l.usage)).toEqual(Array(9).fill(null));
+    expect(ledger.slice(0, 9).every((l) => l.classification !== 'success')).toBe(true);
+    expect(ledger[9]).toMatchObject({ classification: 'success', usage: { totalTokens: 15 } });
+    expect(ledger[9]!.usage!.estimated).toBeUndefined();
+  });
+
+  test('a call refused for its budget is charged nothing, and the call that crossed the line what it used', async () => {
+    const g = await setup(byContent);
+    const c = g.registerCase({ caseId: 'tiny', trial: 1, budgets: { calls: null, tokens: 10, wallSeconds: null } });
+    expect((await post(g, c.token, '/v1/chat/completions', chat('ok'))).status).toBe(200);
+    const over = await post(g, c.token, '/v1/chat/completions', chat('ok'));
+    expect(over.status).toBe(429);
+    expect(JSON.parse(over.body).error.message).toContain('token budget of 10 tokens is used up (15 used)');
+    expect(g.usage('tiny', 1)).toEqual({ calls: 1, tokens: 15 });
+    expect(g.ledgerFor('tiny', 1).map((l) => [l.status, l.usage?.totalTokens ?? null])).toEqual([
+      [200, 15],
+      [429, null],
+    ]);
+  });
+});
+
+describe('embeddings have their own model', () => {
+  const emb = { model: 'text-embedding-3-small', input: ['a', 'b'] };
+
+  test('an embeddings call goes with the embedding model, a chat call with the chat model; /v1/models lists both', async () => {
+    const g = await setup([{ content: 'hi' }]);
+    const c = g.registerCase({ caseId: 'emb', trial: 1, budgets: { calls: null, tokens: null, wallSeconds: null } });
+    expect((await post(g, c.token, '/v1/embeddings', emb)).status).toBe(200);
+    expect((await post(g, c.token, '/v1/chat/completions', chat())).status).toBe(200);
+    expect(stub!.requests.map((b) => b.model)).toEqual(['emb-model', 'chat-model']);
+    expect(g.ledgerFor('emb', 1).map((l) => [l.endpoint, l.model, l.requestedModel])).toEqual([
+      ['embeddings', 'emb-model', 'text-embedding-3-small'],
+      ['chat.completions', 'chat-model', 'whatever-the-agent-wants'],
+    ]);
+    const auth = { authorization: `Bearer ${c.token}` };
+    const list = await request({ socketPath: g.socketPath }, 'GET', '/v1/models', undefined, auth);
+    expect(list.json.data.map((m: any) => m.id)).toEqual(['chat-model', 'emb-model']);
+    const one = await request({ socketPath: g.socketPath }, 'GET', '/v1/models/emb-model', undefined, auth);
+    expect(one.json.id).toBe('emb-model');
+  });
+
+  test('from the environment: HELDOUT_<ROLE>_EMBEDDING_MODEL, else HELDOUT_EMBEDDING_MODEL', async () => {
+    stub = await startStubServer({ script: [{ embedding: [1] }] });
+    gw = await startGateway({
+      tcp: true,
+      ledgerDir: join(dir, 'ledger-env'),
+      env: {
+        OPENAI_BASE_URL: stub.baseURL,
+        OPENAI_MODEL: 'chat-from-env',
+        HELDOUT_EMBEDDING_MODEL: 'emb-from-env',
+        HELDOUT_JUDGE_EMBEDDING_MODEL: 'judge-emb',
+      },
+    });
+    expect(gw.roles.runtime.embeddingModel).toBe('emb-from-env');
+    expect(gw.roles.judge.embeddingModel).toBe('judge-emb');
+    const r = await request({ url: gw.tcpUrl! }, 'POST', '/role/judge/v1/embeddings', emb);
+    expect(r.status).toBe(200);
+    expect(stub.requests.map((b) => b.model)).toEqual(['judge-emb']);
+  });
+
+  test('with no embedding model configured an embeddings call is a 503 naming the setting, never the chat model', async () => {
+    const g = await setup([{ content: 'hi' }], {
+      roles: { runtime: { baseURL: 'http://127.0.0.1:9/v1', apiKey: REAL_KEY, model: 'chat-model' } },
+    });
+    const c = g.registerCase({ caseId: 'noemb', trial: 1, budgets: { calls: null, tokens: null, wallSeconds: null } });
+    const r = await post(g, c.token, '/v1/embeddings', emb);
+    expect(r.status).toBe(503);
+    const err = JSON.parse(r.body).error;
+    expect(err.code).toBe('no_model_configured');
+    expect(err.message).toContain('HELDOUT_RUNTIME_EMBEDDING_MODEL');
+    expect(g.ledgerFor('noemb', 1)).toMatchObject([
+      { endpoint: 'embeddings', status: 503, classification: 'provider_failure', attempts: 0, model: null },
+    ]);
+    expect(g.usage('noemb', 1).calls).toBe(0);
   });
 });
