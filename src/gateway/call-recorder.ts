@@ -83,8 +83,8 @@ export class CallRecorder {
   private readonly idPrefix = randomBytes(3).toString('hex');
   private seq = 0;
 
-  /** Bytes written to each trace file by this gateway; past the case bound, `null` (nothing more is written). */
-  private readonly traceBytes = new Map<string, number | null>();
+  /** Bytes written to each trace file by this gateway; past the case bound, -1 (nothing more is written). */
+  private readonly traceBytes = new Map<string, number>();
 
   constructor(
     readonly ledgerDir: string,
@@ -156,7 +156,7 @@ export class CallRecorder {
   private trace(call: Call, o: Outcome): void {
     const path = tracePath(this.ledgerDir, call.caseId, call.trial);
     const written = this.traceBytes.get(path) ?? 0;
-    if (written === null) return;
+    if (written < 0) return;
     const head = JSON.stringify({
       callId: call.callId,
       time: call.time,
@@ -169,7 +169,7 @@ export class CallRecorder {
     if (room < MIN_TRACE_LINE_BYTES) {
       const why = `the trace of this case reached its bound of ${this.bounds.caseBytes} bytes: later calls are in the ledger only`;
       line = `${head.slice(0, -1)},"request":null,"response":null,"traceBound":${JSON.stringify(why)}}`;
-      this.traceBytes.set(path, null);
+      this.traceBytes.set(path, -1);
     } else {
       let req: string;
       let resp: string;
