@@ -1,5 +1,5 @@
-import { DEFAULT_RESERVE_OUTPUT_TOKENS } from './budget.js';
 import { DEFAULT_TRACE_CASE_BYTES, DEFAULT_TRACE_LINE_BYTES, MIN_TRACE_LINE_BYTES } from './bounds.js';
+import { DEFAULT_RESERVE_OUTPUT_TOKENS } from './budget.js';
 import { type GatewayOptions, ROLES, type Role, type RoleConfig } from './types.js';
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -27,7 +27,12 @@ export function roleConfigFromEnv(env: Record<string, string | undefined> = proc
     let baseURL = pick(env, `HELDOUT_${R}_BASE_URL`, 'OPENAI_BASE_URL');
     if (!baseURL && apiKey) baseURL = DEFAULT_OPENAI_BASE_URL;
     const model = pick(env, `HELDOUT_${R}_MODEL`, 'OPENAI_MODEL');
-    const embeddingModel = pick(env, `HELDOUT_${R}_EMBEDDING_MODEL`, 'HELDOUT_EMBEDDING_MODEL', 'OPENAI_EMBEDDING_MODEL');
+    const embeddingModel = pick(
+      env,
+      `HELDOUT_${R}_EMBEDDING_MODEL`,
+      'HELDOUT_EMBEDDING_MODEL',
+      'OPENAI_EMBEDDING_MODEL',
+    );
     const cfg: RoleConfig = {};
     if (baseURL) cfg.baseURL = baseURL.replace(/\/+$/, '');
     if (apiKey) cfg.apiKey = apiKey;

@@ -6,7 +6,7 @@
  * once, except one whose caller hangs up while still sending its body (there is no call to speak of).
  */
 import type http from 'node:http';
-import { MAX_JSON_DEPTH, jsonDepth } from './bounds.js';
+import { jsonDepth, MAX_JSON_DEPTH } from './bounds.js';
 import { reservationFor } from './budget.js';
 import { passBuffered } from './buffered.js';
 import { type Call, release } from './call-recorder.js';

@@ -86,9 +86,12 @@ function depthOf(v: unknown): number {
 }
 
 describe('jsonDepth', () => {
-  test.prop([fc.jsonValue({ maxDepth: 12 })])('equals the nesting of the parsed value (brackets in strings aside)', (v) => {
-    expect(jsonDepth(Buffer.from(JSON.stringify(v)))).toBe(depthOf(v));
-  });
+  test.prop([fc.jsonValue({ maxDepth: 12 })])(
+    'equals the nesting of the parsed value (brackets in strings aside)',
+    (v) => {
+      expect(jsonDepth(Buffer.from(JSON.stringify(v)))).toBe(depthOf(v));
+    },
+  );
 
   test('a 100,000-deep body is read in one pass, stopping once it passes the bound', () => {
     const deep = Buffer.from(`{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);

@@ -43,7 +43,9 @@ const unlimited = { calls: null, tokens: null, wallSeconds: null };
 
 /** The raw trace file of (caseId, 1), one string per line. */
 const traceLines = (g: Gateway, caseId: string) =>
-  readFileSync(tracePath(g.ledgerDir, caseId, 1), 'utf8').split('\n').filter(Boolean);
+  readFileSync(tracePath(g.ledgerDir, caseId, 1), 'utf8')
+    .split('\n')
+    .filter(Boolean);
 
 describe('malformed bodies', () => {
   test('a 100,000-deep body (object or array) is a 400 with a ledger line; nothing goes upstream', async () => {
@@ -106,7 +108,13 @@ describe('trace bounds', () => {
     const c = g.registerCase({ caseId: 'many', trial: 1, budgets: unlimited });
     const auth = { authorization: `Bearer ${c.token}` };
     for (let i = 0; i < 12; i++) {
-      const r = await request({ socketPath: g.socketPath }, 'POST', '/v1/chat/completions', chat('z'.repeat(60_000)), auth);
+      const r = await request(
+        { socketPath: g.socketPath },
+        'POST',
+        '/v1/chat/completions',
+        chat('z'.repeat(60_000)),
+        auth,
+      );
       expect(r.status).toBe(200);
     }
     await g.flush();
