@@ -1,13 +1,13 @@
 /**
  * One request, start to end: attribute → read body (413 too large, 400 not JSON, nested too deep or not an object)
- * → check upstream configured (503) → check budgets and reserve tokens (429) → overwrite `model` (embeddings: the
- * role's embedding model) (and, for a chat stream, ask upstream for usage, dropping that chunk if the caller had not asked)
- * → forward with retries → pass the answer back (buffered or streamed). Every attributed call is recorded exactly
+ * → check upstream configured (503) → check budgets and reserve tokens (429; a call whose tokens' room is held by
+ * calls in flight waits for one to settle) → overwrite `model` (embeddings: the role's embedding model; for a chat
+ * stream, ask upstream for usage, dropping that chunk if the caller had not asked) → forward with retries → pass the answer back (buffered or streamed). Every attributed call is recorded exactly
  * once, except one whose caller hangs up while still sending its body (there is no call to speak of).
  */
 import type http from 'node:http';
 import { jsonDepth, MAX_JSON_DEPTH } from './bounds.js';
-import { reservationFor } from './budget.js';
+import { type CaseBudget, reservationFor } from './budget.js';
 import { passBuffered } from './buffered.js';
 import { type Call, release } from './call-recorder.js';
 import { cutShort } from './classify.js';
@@ -138,15 +138,46 @@ export async function handleRequest(
     return refuse(ctx, res, call, 503, 'no_model_configured', message, 'provider_failure', 'server_error');
   }
   const reservation = budget ? reservationFor(endpoint, body, raw.length, ctx.settings.reserveOutputTokens) : 0;
-  const overBudget = budget?.admit(reservation) ?? null;
-  if (overBudget) {
-    return refuse(ctx, res, call, 429, 'budget_exceeded', overBudget, 'candidate_request_error', 'budget_exceeded');
-  }
-  call.reserved = reservation;
+  // From here the call can be waiting or in flight: a caller hanging up, or close(), aborts it.
+  const ac = new Abort();
+  ctx.inflight.add(ac);
+  const onClose = () => {
+    if (!res.writableFinished) ac.abort();
+  };
+  res.on('close', onClose);
   try {
-    return await sendUpstream(ctx, req, res, call, body, raw.length, path + query, cfg.baseURL, model);
+    const admitted = budget ? await admission(budget, reservation, ac) : null;
+    if (admitted === 'aborted') {
+      await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: 0 });
+      return;
+    }
+    if (admitted) {
+      return refuse(ctx, res, call, 429, 'budget_exceeded', admitted, 'candidate_request_error', 'budget_exceeded');
+    }
+    call.reserved = reservation;
+    return await sendUpstream(ctx, req, res, call, body, raw.length, path + query, cfg.baseURL, model, ac);
   } finally {
+    ctx.inflight.delete(ac);
+    res.off('close', onClose);
     release(call); // settled already unless the call ended in a throw
+  }
+}
+
+/**
+ * Admits a call against its budget, waiting while the token budget's room is held by calls in flight: null once it
+ * is counted and its tokens reserved, why it is refused, or `aborted` when its caller (or close()) gave up waiting.
+ */
+async function admission(budget: CaseBudget, reservation: number, ac: Abort): Promise<string | 'aborted' | null> {
+  for (;;) {
+    if (ac.aborted) return 'aborted';
+    const a = budget.admit(reservation);
+    if ('go' in a) return null;
+    if ('refused' in a) return a.refused;
+    let off = () => {};
+    budget.waiting++;
+    await Promise.race([a.wait, new Promise<void>((resolve) => (off = ac.on(resolve)))]);
+    budget.waiting--;
+    off();
   }
 }
 
@@ -161,6 +192,7 @@ async function sendUpstream(
   pathAndQuery: string,
   baseURL: string,
   model: string,
+  ac: Abort,
 ): Promise<void> {
   const endpoint = call.endpoint as Endpoint;
   const cfg = ctx.roles[call.role];
@@ -183,48 +215,37 @@ async function sendUpstream(
     if (typeof v === 'string') headers[h] = v;
   }
 
-  const ac = new Abort();
-  ctx.inflight.add(ac);
-  const onClose = () => {
-    if (!res.writableFinished) ac.abort();
-  };
-  res.on('close', onClose);
-  try {
-    const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
-    const out = await callUpstream({
-      target: ctx.upstreams.target(baseURL),
-      path: pathAndQuery,
-      method: 'POST',
-      headers,
-      body: payload,
-      timeoutMs,
-      retries,
-      baseDelayMs,
-      maxDelayMs,
-      signal: ac,
-      agents: ctx.upstreams.agents,
-    });
-    if (out.kind === 'aborted') {
-      await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
-      return;
-    }
-    if (out.kind === 'error') {
-      const status = out.error === 'upstream_timeout' ? 504 : 502;
-      const message = `heldout gateway: upstream ${out.error.replace('upstream_', '')} after ${out.attempts} attempt(s): ${out.message}`;
-      await ctx.recorder.record(call, {
-        status,
-        verdict: { classification: 'transport_failure', error: out.error },
-        upstreamStatus: out.lastStatus,
-        attempts: out.attempts,
-        truncated: out.error === 'upstream_truncated',
-      });
-      sendError(res, call, status, out.error, message, 'server_error');
-      return;
-    }
-    if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
-    return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk);
-  } finally {
-    ctx.inflight.delete(ac);
-    res.off('close', onClose);
+  const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
+  const out = await callUpstream({
+    target: ctx.upstreams.target(baseURL),
+    path: pathAndQuery,
+    method: 'POST',
+    headers,
+    body: payload,
+    timeoutMs,
+    retries,
+    baseDelayMs,
+    maxDelayMs,
+    signal: ac,
+    agents: ctx.upstreams.agents,
+  });
+  if (out.kind === 'aborted') {
+    await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
+    return;
   }
+  if (out.kind === 'error') {
+    const status = out.error === 'upstream_timeout' ? 504 : 502;
+    const message = `heldout gateway: upstream ${out.error.replace('upstream_', '')} after ${out.attempts} attempt(s): ${out.message}`;
+    await ctx.recorder.record(call, {
+      status,
+      verdict: { classification: 'transport_failure', error: out.error },
+      upstreamStatus: out.lastStatus,
+      attempts: out.attempts,
+      truncated: out.error === 'upstream_truncated',
+    });
+    sendError(res, call, status, out.error, message, 'server_error');
+    return;
+  }
+  if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
+  return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk);
 }

@@ -122,6 +122,10 @@ class ModelGateway implements Gateway {
     return this.ctx.cases.usage(caseId, trial);
   }
 
+  pending(caseId: string, trial: number): { reserved: number; waiting: number } {
+    return this.ctx.cases.pending(caseId, trial);
+  }
+
   roleBaseURL(role: Role): string {
     if (!this.tcpUrl) throw new Error('roleBaseURL: start the gateway with { tcp: true }');
     return `${this.tcpUrl}/role/${role}/v1`;

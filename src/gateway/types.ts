@@ -177,6 +177,8 @@ export interface Gateway {
   ledgerFor(caseId: string, trial: number): LedgerEntry[];
   /** Calls forwarded upstream and tokens used by (caseId, trial) (latest registration). */
   usage(caseId: string, trial: number): { calls: number; tokens: number };
+  /** Tokens reserved by (caseId, trial)'s calls in flight, and its calls waiting for them to settle. */
+  pending(caseId: string, trial: number): { reserved: number; waiting: number };
   /** `<tcpUrl>/role/<role>/v1`, for the evaluator's own clients; throws without `tcp`. */
   roleBaseURL(role: Role): string;
   /** Resolves when every ledger and trace line written so far is on disk; rethrows a failed write. */

@@ -13,7 +13,7 @@ const step = fc.oneof(
 
 describe('TokenMeter', () => {
   test.prop([fc.option(fc.integer({ min: 0, max: 20_000 }), { nil: null }), fc.array(step, { maxLength: 300 })])(
-    'any interleaving of admit and settle stays within the limit plus one reservation, and settles to what was used',
+    'any interleaving of admit and settle stays within the limit plus one reservation, refuses only for tokens used, and settles to what was used',
     (limit, steps) => {
       const m = new TokenMeter(limit);
       const inFlight: number[] = [];
@@ -26,7 +26,11 @@ describe('TokenMeter', () => {
       };
       for (const s of steps) {
         if ('admit' in s) {
-          if (!m.hasRoom()) continue;
+          const said = m.admission();
+          // refused only for tokens used, never for tokens merely reserved (that call waits instead)
+          if (said === 'refuse') expect(limit !== null && m.settled >= limit).toBe(true);
+          if (said === 'wait') expect(limit !== null && m.settled < limit && m.reserved > 0).toBe(true);
+          if (said !== 'start') continue;
           m.reserve(s.admit);
           biggest = Math.max(biggest, s.admit);
           inFlight.push(s.admit);
@@ -50,7 +54,7 @@ describe('TokenMeter', () => {
   );
 
   test('a limit of 0 admits nothing; an unlimited meter admits everything', () => {
-    expect(new TokenMeter(0).hasRoom()).toBe(false);
+    expect(new TokenMeter(0).admission()).toBe('refuse');
     const open = new TokenMeter(null);
     open.reserve(1e9);
     expect(open.hasRoom()).toBe(true);

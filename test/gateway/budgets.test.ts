@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { type StubScript, type StubServer, startStubServer } from '../../fixtures/stub-openai/server.js';
 import { type Gateway, type GatewayOptions, startGateway } from '../../src/gateway/index.js';
-import { WAIT_MS } from '../helpers/deadlines.js';
+import { UNTIL, WAIT_MS } from '../helpers/deadlines.js';
 import { chat, request } from './helpers.js';
 
 const REAL_KEY = 'sk-budgets-real-key-0123456789abcdef';
@@ -79,52 +79,91 @@ describe('token budget under parallel calls', () => {
   test('200 parallel streams against 10 calls / 10,000 tokens: charged at most the budget plus one reservation, settled to the usage reported', async () => {
     const N = 200;
     const usage = { prompt_tokens: 20, completion_tokens: 3000 };
-    let headers = 0;
-    let allAnswered!: () => void;
+    let release!: () => void;
     const gate = new Promise<void>((r) => {
-      allAnswered = r;
+      release = r;
     });
-    // Every admitted stream is held after its headers until all 200 calls have their status: no call ends (and
-    // settles) before the last one has been admitted or refused, whatever the machine's speed.
+    // The admitted streams are held after their headers until the other calls are all waiting: nothing settles
+    // while they arrive, so they find the room held by reservations, whatever the machine's speed.
     const g = await setup([{ content: 'a b c', usage, stream: { before: () => gate } }]);
     const c = g.registerCase({ caseId: 'par', trial: 1, budgets: { calls: 10, tokens: 10_000, wallSeconds: null } });
     const body = chat('go', { stream: true, max_tokens: 4000 });
     const reservation = Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 4) + 4000;
-    const calls = Array.from({ length: N }, () =>
-      post(g, c.token, '/v1/chat/completions', body, () => {
-        if (++headers === N) allAnswered();
-      }),
-    );
+    expect(reservation).toBe(4028);
+    const calls = Array.from({ length: N }, () => post(g, c.token, '/v1/chat/completions', body));
+    // 3 × 4,028 reserved: the other 197 wait for one of them to settle (the room is theirs, not used up)
+    await vi.waitUntil(() => g.pending('par', 1).waiting === N - 3, UNTIL);
+    expect(g.pending('par', 1).reserved).toBe(3 * reservation);
+    expect(stub!.requests).toHaveLength(3);
+    release();
     const results = await Promise.all(calls);
     await g.flush();
 
     const ok = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 429);
-    expect(ok.length + refused.length).toBe(N);
-    // 4,030 reserved each: the third call starts at 8,060 reserved (< 10,000), the fourth finds no room
-    expect(ok).toHaveLength(3);
+    // after three settle at 3,020 each (9,060) one more starts; once it settles (12,080) the rest are refused
+    expect(ok).toHaveLength(4);
+    expect(refused).toHaveLength(N - 4);
     expect(refused.every((r) => JSON.parse(r.body).error.code === 'budget_exceeded')).toBe(true);
     expect(ok.every((r) => r.body.includes('data: [DONE]'))).toBe(true);
-    expect(stub!.requests).toHaveLength(3);
+    expect(stub!.requests).toHaveLength(4);
 
     const spent = g.usage('par', 1);
-    expect(spent.calls).toBe(3);
+    expect(spent).toEqual({ calls: 4, tokens: 4 * 3020 });
     expect(spent.tokens).toBeLessThanOrEqual(10_000 + reservation);
     const ledger = g.ledgerFor('par', 1);
     expect(ledger).toHaveLength(N);
     const charged = ledger.filter((l) => l.usage);
     expect(charged.map((l) => l.usage)).toEqual(
-      Array(3).fill({ promptTokens: 20, completionTokens: 3000, totalTokens: 3020 }),
+      Array(4).fill({ promptTokens: 20, completionTokens: 3000, totalTokens: 3020 }),
     );
     expect(spent.tokens).toBe(charged.reduce((s, l) => s + l.usage!.totalTokens, 0));
-    expect(ledger.filter((l) => l.error === 'budget_exceeded' && l.usage === null && l.attempts === 0)).toHaveLength(
-      197,
-    );
+    const refusedLines = ledger.filter((l) => l.error === 'budget_exceeded' && l.usage === null && l.attempts === 0);
+    expect(refusedLines).toHaveLength(N - 4);
+  });
 
-    // every reservation was released as its call ended: 9,060 used leaves room, and the next call goes through
-    const next = await post(g, c.token, '/v1/chat/completions', chat('again', { max_tokens: 4000 }));
-    expect(next.status).toBe(200);
-    expect(g.usage('par', 1)).toEqual({ calls: 4, tokens: 4 * 3020 });
+  test('a call whose room is held by reservations waits instead of being refused: 20 parallel calls on 5,000 tokens all answer', async () => {
+    const g = await setup([{ content: 'ok', usage: { prompt_tokens: 60, completion_tokens: 40 } }]);
+    const c = g.registerCase({ caseId: 'wait', trial: 1, budgets: { calls: null, tokens: 5000, wallSeconds: null } });
+    // no max_tokens: each reserves 8,192 output tokens, more than the whole budget, so they go one at a time
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => post(g, c.token, '/v1/chat/completions', chat('go'))),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(g.usage('wait', 1)).toEqual({ calls: 20, tokens: 2000 });
+  });
+
+  test('a caller that hangs up while its call waits for room is ledgered client_aborted; the call never goes upstream', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const g = await setup([
+      { content: 'a b', usage: { prompt_tokens: 1, completion_tokens: 1 }, stream: { before: () => gate } },
+    ]);
+    const c = g.registerCase({ caseId: 'gone', trial: 1, budgets: { calls: null, tokens: 5000, wallSeconds: null } });
+    const first = post(g, c.token, '/v1/chat/completions', chat('go', { stream: true }));
+    await vi.waitUntil(() => stub!.requests.length === 1, UNTIL);
+    const waiting = http.request({
+      socketPath: g.socketPath,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${c.token}` },
+    });
+    waiting.on('error', () => {});
+    waiting.end(JSON.stringify(chat('second')));
+    await vi.waitUntil(() => g.pending('gone', 1).waiting === 1, UNTIL);
+    waiting.destroy();
+    await vi.waitUntil(() => g.ledgerFor('gone', 1).length === 1, UNTIL);
+    expect(g.ledgerFor('gone', 1)[0]).toMatchObject({ status: 499, error: 'client_aborted', attempts: 0, usage: null });
+    expect(g.pending('gone', 1)).toEqual({
+      reserved: 8192 + Math.ceil(JSON.stringify(chat('go', { stream: true })).length / 4),
+      waiting: 0,
+    });
+    release();
+    expect((await first).status).toBe(200);
+    expect(stub!.requests).toHaveLength(1);
+    expect(g.usage('gone', 1)).toEqual({ calls: 1, tokens: 2 });
   });
 
   test('the call budget holds under 200 parallel calls: exactly 10 go upstream', async () => {
