@@ -156,8 +156,13 @@ export interface TraceEntry {
   status: number;
   /** The body as sent upstream (model overwritten), or as received when it never went upstream. */
   request: unknown;
-  /** Parsed response body; for a stream `{ events: [...data payloads], assembled }`; raw text if not JSON. */
+  /**
+   * Parsed response body; for a stream `{ events: [...data payloads], assembled }`; raw text if not JSON. Either body
+   * may be `{ truncated: true, bytes, head }` when the line would pass `traceLimits.lineBytes`.
+   */
   response: unknown;
+  /** On the last line of a case whose trace reached `traceLimits.caseBytes` (its bodies are null). */
+  traceBound?: string;
 }
 
 /** A running gateway (`startGateway`): the evaluator's handle; never handed to a sandbox (it holds the real keys). */
