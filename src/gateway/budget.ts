@@ -1,7 +1,63 @@
 /** The registered cases and what each may still spend (DESIGN §8 budgets). */
 import { randomBytes } from 'node:crypto';
-import type { Budgets, CaseRegistration, Role } from './types.js';
+import type { Budgets, CaseRegistration, Endpoint, Role } from './types.js';
 import { ROLES } from './types.js';
+
+/**
+ * A case's tokens: settled (what ended calls used) and reserved (what calls in flight may still use). A call starts
+ * only while settled + reserved is under the limit, so as long as each call uses at most its reservation, settled
+ * never passes the limit by more than one call's reservation, however many calls run at once. A call that finds the
+ * room taken by reservations waits for a call to settle; only settled tokens refuse it. Pure: no clock, no I/O.
+ */
+export class TokenMeter {
+  settled = 0;
+  reserved = 0;
+
+  constructor(readonly limit: number | null) {}
+
+  /** Whether another call may start now. */
+  hasRoom(): boolean {
+    return this.limit == null || this.settled + this.reserved < this.limit;
+  }
+
+  /** What a call that asks to start now is told: start, wait for a call in flight to settle, or refused. */
+  admission(): 'start' | 'wait' | 'refuse' {
+    if (this.limit != null && this.settled >= this.limit) return 'refuse';
+    return this.hasRoom() ? 'start' : 'wait';
+  }
+
+  /** Runs as an admitted call goes upstream. */
+  reserve(tokens: number): void {
+    this.reserved += tokens;
+  }
+
+  /** Runs once per admitted call as it ends: its reservation is released and what it used is charged. */
+  settle(reservation: number, used: number): void {
+    this.reserved -= reservation;
+    this.settled += used;
+  }
+}
+
+/** Output tokens reserved for a call that names no `max_tokens`-like cap (`GatewayOptions.reserveOutputTokens`). */
+export const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
+
+/**
+ * Tokens to reserve for a call before it goes upstream: the prompt at bytes / 4 (as the gateway estimates usage)
+ * plus the caller's own output cap (`max_completion_tokens`, `max_output_tokens`, `max_tokens`), else
+ * `defaultOutput`; an embeddings call has no output.
+ */
+export function reservationFor(endpoint: Endpoint, body: any, requestBytes: number, defaultOutput: number): number {
+  const prompt = Math.ceil(requestBytes / 4);
+  if (endpoint === 'embeddings') return prompt;
+  const caps = [body?.max_completion_tokens, body?.max_output_tokens, body?.max_tokens];
+  const cap = caps.find((v): v is number => Number.isSafeInteger(v) && v > 0);
+  return prompt + (cap ?? defaultOutput);
+}
+
+/** What `CaseBudget.admit` says: the call goes (counted, tokens reserved), waits for a call to settle, or why not. */
+export type Admission = { go: true } | { wait: Promise<void> } | { refused: string };
+
+const GO: Admission = { go: true };
 
 /** One registration: who it is, its placeholder token, its budgets and what it has spent. */
 export class CaseBudget {
@@ -9,8 +65,9 @@ export class CaseBudget {
   private firstCallAt: number | null = null;
   /** Calls forwarded upstream (counted when sent, so concurrent calls cannot overshoot). */
   calls = 0;
-  /** `usage.totalTokens` of the calls recorded so far. */
-  tokens = 0;
+  private readonly meter: TokenMeter;
+  /** Resolved at the next settle: what a call waiting for room awaits. */
+  private settledSignal: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(
     readonly caseId: string,
@@ -18,25 +75,63 @@ export class CaseBudget {
     readonly role: Role,
     readonly token: string,
     private readonly budgets: Budgets,
-  ) {}
+  ) {
+    this.meter = new TokenMeter(budgets.tokens ?? null);
+  }
+
+  /** Calls waiting for a call in flight to settle (the token budget's room is held by reservations). */
+  waiting = 0;
+
+  /** `usage.totalTokens` of the calls that have ended (their settled figures). */
+  get tokens(): number {
+    return this.meter.settled;
+  }
+
+  /** Tokens reserved by the calls in flight. */
+  get reserved(): number {
+    return this.meter.reserved;
+  }
 
   /**
-   * Runs as a call is about to go upstream: null and the call is counted, or why it is refused (nothing counted).
+   * Runs as a call is about to go upstream (again after each wait): it goes, counted with `reservation` tokens
+   * reserved; it waits, when the token budget's room is held by calls in flight; or it is refused (nothing counted).
    * The first call starts the wall clock.
    */
-  admit(): string | null {
+  admit(reservation = 0): Admission {
     const b = this.budgets;
     const who = `case ${this.caseId} trial ${this.trial}`;
     this.firstCallAt ??= Date.now();
     if (b.wallSeconds != null && Date.now() - this.firstCallAt > b.wallSeconds * 1000) {
-      return `${who}: wall-time budget of ${b.wallSeconds} s is used up`;
+      return { refused: `${who}: wall-time budget of ${b.wallSeconds} s is used up` };
     }
-    if (b.calls != null && this.calls >= b.calls) return `${who}: model-call budget of ${b.calls} calls is used up`;
-    if (b.tokens != null && this.tokens >= b.tokens) {
-      return `${who}: token budget of ${b.tokens} tokens is used up (${this.tokens} used)`;
+    if (b.calls != null && this.calls >= b.calls) {
+      return { refused: `${who}: model-call budget of ${b.calls} calls is used up` };
+    }
+    const tokens = this.meter.admission();
+    if (tokens === 'refuse') {
+      return { refused: `${who}: token budget of ${b.tokens} tokens is used up (${this.meter.settled} used)` };
+    }
+    if (tokens === 'wait') {
+      if (!this.settledSignal) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => {
+          resolve = r;
+        });
+        this.settledSignal = { promise, resolve };
+      }
+      return { wait: this.settledSignal.promise };
     }
     this.calls++;
-    return null;
+    this.meter.reserve(reservation);
+    return GO;
+  }
+
+  /** Runs once per admitted call as it ends: releases its reservation, charges what the upstream reported. */
+  settle(reservation: number, used: number): void {
+    this.meter.settle(reservation, used);
+    const signal = this.settledSignal;
+    this.settledSignal = null;
+    signal?.resolve();
   }
 }
 
@@ -65,6 +160,12 @@ export class CaseRegistry {
   /** The registration a placeholder token stands for, or null. */
   forToken(token: string): CaseBudget | null {
     return this.byToken.get(token) ?? null;
+  }
+
+  /** Tokens reserved by calls in flight and calls waiting for room, of the latest registration of (caseId, trial). */
+  pending(caseId: string, trial: number): { reserved: number; waiting: number } {
+    const b = this.byCase.get(caseKey(caseId, trial));
+    return { reserved: b?.reserved ?? 0, waiting: b?.waiting ?? 0 };
   }
 
   /** Calls and tokens of the latest registration of (caseId, trial); zeros when there is none. */

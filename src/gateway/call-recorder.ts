@@ -3,6 +3,7 @@
  * their order are spelled once, below. The files are the only record: the gateway answers `ledgerFor` from them.
  */
 import { randomBytes } from 'node:crypto';
+import { MIN_TRACE_LINE_BYTES, traceLine } from './bounds.js';
 import type { CaseBudget } from './budget.js';
 import type { Verdict } from './classify.js';
 import { LineWriter, ledgerPath, readLedger, tracePath } from './ledger.js';
@@ -28,7 +29,25 @@ export interface Call {
   /** `request` as JSON text when at hand. */
   requestText?: string;
   firstByteMs: number | null;
+  /** Tokens reserved against the case's budget while the call is in flight; 0 once settled (or never admitted). */
+  reserved: number;
 }
+
+/** Releases a call's reservation without charging it: for a call that ended without a ledger line (a throw). */
+export function release(call: Call): void {
+  if (call.reserved === 0) return;
+  call.budget?.settle(call.reserved, 0);
+  call.reserved = 0;
+}
+
+/** Where the trace stops: the bounds of one line and of one (case, trial)'s lines. */
+export interface TraceBounds {
+  lineBytes: number;
+  caseBytes: number;
+}
+
+/** Room kept under a case's trace bound for the one line that says the bound was reached. */
+const LAST_LINE_BYTES = 1024;
 
 /**
  * How a call ended: what the ledger line says beyond the call itself. Left out: the call never went upstream.
@@ -64,10 +83,14 @@ export class CallRecorder {
   private readonly idPrefix = randomBytes(3).toString('hex');
   private seq = 0;
 
+  /** Bytes written to each trace file by this gateway; past the case bound, -1 (nothing more is written). */
+  private readonly traceBytes = new Map<string, number>();
+
   constructor(
     readonly ledgerDir: string,
     private readonly keepTrace: boolean,
     private readonly redactor: Redactor,
+    private readonly bounds: TraceBounds = { lineBytes: Number.POSITIVE_INFINITY, caseBytes: Number.POSITIVE_INFINITY },
   ) {
     this.writer = new LineWriter(ledgerDir);
   }
@@ -88,15 +111,17 @@ export class CallRecorder {
       stream: false,
       request: null,
       firstByteMs: null,
+      reserved: 0,
     };
   }
 
   /**
-   * Runs once per call, when it has ended and before its caller sees the end: charges its tokens to the case, queues
-   * the trace line and resolves once the ledger line is written.
+   * Runs once per call, when it has ended and before its caller sees the end: settles its tokens (releasing its
+   * reservation), queues the trace line and resolves once the ledger line is written. A call that failed is charged
+   * only usage the upstream reported: the gateway's estimate stands in for a missing report on success only.
    */
   async record(call: Call, o: Outcome): Promise<void> {
-    const usage = o.usage ?? null;
+    const usage = o.usage?.estimated && o.verdict.classification !== 'success' ? null : (o.usage ?? null);
     const entry: LedgerEntry = {
       time: call.time,
       callId: call.callId,
@@ -117,21 +142,50 @@ export class CallRecorder {
       usage,
       truncated: o.truncated ?? false,
     };
-    if (call.budget && usage) call.budget.tokens += usage.totalTokens;
-    if (this.keepTrace) {
-      const head = JSON.stringify({
-        callId: call.callId,
-        time: call.time,
-        role: call.role,
-        endpoint: call.endpoint,
-        status: o.status,
-      });
-      const req = oneLine(call.requestText) ?? JSON.stringify(call.request ?? null);
-      const resp = oneLine(o.responseText) ?? JSON.stringify(o.response ?? null);
-      const line = `${head.slice(0, -1)},"request":${req},"response":${resp}}`;
-      void this.writer.append(tracePath(this.ledgerDir, call.caseId, call.trial), this.redactor.scrub(line));
-    }
+    call.budget?.settle(call.reserved, usage?.totalTokens ?? 0);
+    call.reserved = 0;
+    if (this.keepTrace) this.trace(call, o);
     await this.writer.append(ledgerPath(this.ledgerDir, call.caseId, call.trial), JSON.stringify(entry));
+  }
+
+  /**
+   * Queues the call's trace line, bounded by `bounds.lineBytes` and by what is left of `bounds.caseBytes`; the keys
+   * are redacted before a body is cut, so a cut never leaves part of a key. Past the case bound one last line says
+   * so, and later calls have no trace line.
+   */
+  private trace(call: Call, o: Outcome): void {
+    const path = tracePath(this.ledgerDir, call.caseId, call.trial);
+    const written = this.traceBytes.get(path) ?? 0;
+    if (written < 0) return;
+    const head = JSON.stringify({
+      callId: call.callId,
+      time: call.time,
+      role: call.role,
+      endpoint: call.endpoint,
+      status: o.status,
+    });
+    const room = Math.min(this.bounds.lineBytes, this.bounds.caseBytes - LAST_LINE_BYTES - written);
+    let line: string;
+    if (room < MIN_TRACE_LINE_BYTES) {
+      const why = `the trace of this case reached its bound of ${this.bounds.caseBytes} bytes: later calls are in the ledger only`;
+      line = `${head.slice(0, -1)},"request":null,"response":null,"traceBound":${JSON.stringify(why)}}`;
+      this.traceBytes.set(path, -1);
+    } else {
+      let req: string;
+      let resp: string;
+      try {
+        req = oneLine(call.requestText) ?? JSON.stringify(call.request ?? null);
+        resp = oneLine(o.responseText) ?? JSON.stringify(o.response ?? null);
+      } catch (err) {
+        // a body that cannot be written as JSON must not cost the call its ledger line
+        req = JSON.stringify({ unserialisable: String(err) });
+        resp = 'null';
+      }
+      const r = this.redactor;
+      line = traceLine(head, r.active ? r.scrub(req) : req, r.active ? r.scrub(resp) : resp, room);
+      this.traceBytes.set(path, written + Buffer.byteLength(line) + 1);
+    }
+    void this.writer.append(path, line);
   }
 
   /** The ledger of (caseId, trial) as written so far: a call's line is there before its caller sees the end. */

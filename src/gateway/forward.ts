@@ -1,19 +1,22 @@
 /**
- * One request, start to end: attribute → read body → check upstream configured (503) → check budgets (429) →
- * overwrite `model` (and, for a chat stream, ask upstream for usage, dropping that chunk if the caller had not asked)
- * → forward with retries → pass the answer back (buffered or streamed). Every attributed call is recorded exactly
+ * One request, start to end: attribute → read body (413 too large, 400 not JSON, nested too deep or not an object)
+ * → check upstream configured (503) → check budgets and reserve tokens (429; a call whose tokens' room is held by
+ * calls in flight waits for one to settle) → overwrite `model` (embeddings: the role's embedding model; for a chat
+ * stream, ask upstream for usage, dropping that chunk if the caller had not asked) → forward with retries → pass the answer back (buffered or streamed). Every attributed call is recorded exactly
  * once, except one whose caller hangs up while still sending its body (there is no call to speak of).
  */
 import type http from 'node:http';
+import { jsonDepth, MAX_JSON_DEPTH } from './bounds.js';
+import { type CaseBudget, reservationFor } from './budget.js';
 import { passBuffered } from './buffered.js';
-import type { Call } from './call-recorder.js';
+import { type Call, release } from './call-recorder.js';
 import { cutShort } from './classify.js';
-import { noModelMessage } from './config.js';
+import { modelFor, noModelMessage } from './config.js';
 import type { CallContext } from './context.js';
 import { errorBody, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
 import { passStream } from './streamed.js';
-import type { CallClass } from './types.js';
+import type { CallClass, Endpoint } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
 
 /** Ledgers a call the gateway answers itself with an error (it never went upstream), then answers. */
@@ -80,7 +83,7 @@ export async function handleRequest(
     if (!cfg.baseURL || !cfg.model) {
       return sendError(res, null, 503, 'no_model_configured', noModelMessage(role, cfg), 'server_error');
     }
-    return sendJson(res, modelsBody(path, cfg.model));
+    return sendJson(res, modelsBody(path, cfg.model, cfg.embeddingModel));
   }
 
   const endpoint = ENDPOINTS[path];
@@ -105,6 +108,12 @@ export async function handleRequest(
     const message = `heldout gateway: request body over ${maxBodyBytes} bytes`;
     return refuse(ctx, res, call, 413, 'request_too_large', message, 'candidate_request_error');
   }
+  // JSON.parse takes any depth, but JSON.stringify (for the upstream and the trace) overflows the stack on it.
+  if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    call.request = raw.toString('utf8', 0, 10_000);
+    const message = `heldout gateway: the request body nests arrays/objects deeper than ${MAX_JSON_DEPTH} levels`;
+    return refuse(ctx, res, call, 400, 'invalid_request', message, 'candidate_request_error');
+  }
   let body: any;
   try {
     body = JSON.parse(raw.toString('utf8'));
@@ -122,17 +131,73 @@ export async function handleRequest(
   call.stream = body.stream === true;
   call.request = body;
 
-  if (!cfg.baseURL || !cfg.model) {
-    const message = noModelMessage(role, cfg);
+  const embeddings = endpoint === 'embeddings';
+  const model = modelFor(cfg, embeddings);
+  if (!cfg.baseURL || !model) {
+    const message = noModelMessage(role, cfg, embeddings);
     return refuse(ctx, res, call, 503, 'no_model_configured', message, 'provider_failure', 'server_error');
   }
-  const overBudget = budget?.admit() ?? null;
-  if (overBudget) {
-    return refuse(ctx, res, call, 429, 'budget_exceeded', overBudget, 'candidate_request_error', 'budget_exceeded');
+  const reservation = budget ? reservationFor(endpoint, body, raw.length, ctx.settings.reserveOutputTokens) : 0;
+  // From here the call can be waiting or in flight: a caller hanging up, or close(), aborts it.
+  const ac = new Abort();
+  ctx.inflight.add(ac);
+  const onClose = () => {
+    if (!res.writableFinished) ac.abort();
+  };
+  res.on('close', onClose);
+  try {
+    const admitted = budget ? await admission(budget, reservation, ac) : null;
+    if (admitted === 'aborted') {
+      await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: 0 });
+      return;
+    }
+    if (admitted) {
+      return refuse(ctx, res, call, 429, 'budget_exceeded', admitted, 'candidate_request_error', 'budget_exceeded');
+    }
+    call.reserved = reservation;
+    return await sendUpstream(ctx, req, res, call, body, raw.length, path + query, cfg.baseURL, model, ac);
+  } finally {
+    ctx.inflight.delete(ac);
+    res.off('close', onClose);
+    release(call); // settled already unless the call ended in a throw
   }
+}
 
-  body.model = cfg.model;
-  call.model = cfg.model;
+/**
+ * Admits a call against its budget, waiting while the token budget's room is held by calls in flight: null once it
+ * is counted and its tokens reserved, why it is refused, or `aborted` when its caller (or close()) gave up waiting.
+ */
+async function admission(budget: CaseBudget, reservation: number, ac: Abort): Promise<string | 'aborted' | null> {
+  for (;;) {
+    if (ac.aborted) return 'aborted';
+    const a = budget.admit(reservation);
+    if ('go' in a) return null;
+    if ('refused' in a) return a.refused;
+    let off = () => {};
+    budget.waiting++;
+    await Promise.race([a.wait, new Promise<void>((resolve) => (off = ac.on(resolve)))]);
+    budget.waiting--;
+    off();
+  }
+}
+
+/** Runs once a call is admitted: overwrites its model, forwards it with retries and passes the answer back. */
+async function sendUpstream(
+  ctx: CallContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  call: Call,
+  body: any,
+  requestBytes: number,
+  pathAndQuery: string,
+  baseURL: string,
+  model: string,
+  ac: Abort,
+): Promise<void> {
+  const endpoint = call.endpoint as Endpoint;
+  const cfg = ctx.roles[call.role];
+  body.model = model;
+  call.model = model;
   let dropUsageChunk = false;
   if (endpoint === 'chat.completions' && call.stream && body.stream_options?.include_usage !== true) {
     body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
@@ -150,48 +215,37 @@ export async function handleRequest(
     if (typeof v === 'string') headers[h] = v;
   }
 
-  const ac = new Abort();
-  ctx.inflight.add(ac);
-  const onClose = () => {
-    if (!res.writableFinished) ac.abort();
-  };
-  res.on('close', onClose);
-  try {
-    const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
-    const out = await callUpstream({
-      target: ctx.upstreams.target(cfg.baseURL),
-      path: path + query,
-      method: 'POST',
-      headers,
-      body: payload,
-      timeoutMs,
-      retries,
-      baseDelayMs,
-      maxDelayMs,
-      signal: ac,
-      agents: ctx.upstreams.agents,
-    });
-    if (out.kind === 'aborted') {
-      await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
-      return;
-    }
-    if (out.kind === 'error') {
-      const status = out.error === 'upstream_timeout' ? 504 : 502;
-      const message = `heldout gateway: upstream ${out.error.replace('upstream_', '')} after ${out.attempts} attempt(s): ${out.message}`;
-      await ctx.recorder.record(call, {
-        status,
-        verdict: { classification: 'transport_failure', error: out.error },
-        upstreamStatus: out.lastStatus,
-        attempts: out.attempts,
-        truncated: out.error === 'upstream_truncated',
-      });
-      sendError(res, call, status, out.error, message, 'server_error');
-      return;
-    }
-    if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, raw.length, endpoint);
-    return await passStream(ctx, call, res, out, ac, raw.length, endpoint, dropUsageChunk);
-  } finally {
-    ctx.inflight.delete(ac);
-    res.off('close', onClose);
+  const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
+  const out = await callUpstream({
+    target: ctx.upstreams.target(baseURL),
+    path: pathAndQuery,
+    method: 'POST',
+    headers,
+    body: payload,
+    timeoutMs,
+    retries,
+    baseDelayMs,
+    maxDelayMs,
+    signal: ac,
+    agents: ctx.upstreams.agents,
+  });
+  if (out.kind === 'aborted') {
+    await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
+    return;
   }
+  if (out.kind === 'error') {
+    const status = out.error === 'upstream_timeout' ? 504 : 502;
+    const message = `heldout gateway: upstream ${out.error.replace('upstream_', '')} after ${out.attempts} attempt(s): ${out.message}`;
+    await ctx.recorder.record(call, {
+      status,
+      verdict: { classification: 'transport_failure', error: out.error },
+      upstreamStatus: out.lastStatus,
+      attempts: out.attempts,
+      truncated: out.error === 'upstream_truncated',
+    });
+    sendError(res, call, status, out.error, message, 'server_error');
+    return;
+  }
+  if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
+  return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk);
 }

@@ -59,7 +59,10 @@ class ModelGateway implements Gateway {
       settings,
       roles: this.roles,
       cases: new CaseRegistry(),
-      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor),
+      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor, {
+        lineBytes: settings.traceLineBytes,
+        caseBytes: settings.traceCaseBytes,
+      }),
       redactor,
       upstreams: new UpstreamPool(),
       inflight: new Set<Abort>(),
@@ -117,6 +120,10 @@ class ModelGateway implements Gateway {
 
   usage(caseId: string, trial: number): { calls: number; tokens: number } {
     return this.ctx.cases.usage(caseId, trial);
+  }
+
+  pending(caseId: string, trial: number): { reserved: number; waiting: number } {
+    return this.ctx.cases.pending(caseId, trial);
   }
 
   roleBaseURL(role: Role): string {

@@ -105,8 +105,14 @@ export function isModelsRequest(method: string | undefined, path: string): boole
   return method === 'GET' && (path === '/models' || path.startsWith('/models/'));
 }
 
-/** The body of that answer. */
-export function modelsBody(path: string, model: string): unknown {
-  const entry = { id: model, object: 'model', created: 0, owned_by: 'heldout-gateway' };
-  return path === '/models' ? { object: 'list', data: [entry] } : entry;
+/** The body of that answer: the role's model, and its embedding model when one is set. */
+export function modelsBody(path: string, model: string, embeddingModel?: string): unknown {
+  const entry = (id: string) => ({ id, object: 'model', created: 0, owned_by: 'heldout-gateway' });
+  const ids = embeddingModel && embeddingModel !== model ? [model, embeddingModel] : [model];
+  if (path === '/models') return { object: 'list', data: ids.map(entry) };
+  let asked = path.slice('/models/'.length);
+  try {
+    asked = decodeURIComponent(asked);
+  } catch {} // a malformed escape names no model of ours
+  return entry(ids.includes(asked) ? asked : model);
 }

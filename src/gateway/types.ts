@@ -27,14 +27,19 @@ export interface RoleConfig {
   baseURL?: string;
   /** The real key; never leaves the gateway. */
   apiKey?: string;
-  /** Every request of this role is sent with this model, whatever the caller asked for. */
+  /** Every chat/responses request of this role is sent with this model, whatever the caller asked for. */
   model?: string;
+  /** Every embeddings request of this role is sent with this model (none: embeddings get 503). */
+  embeddingModel?: string;
 }
 
 export interface Budgets {
   /** Model calls forwarded upstream; further calls get 429. Omitted/null: unlimited. */
   calls?: number | null;
-  /** Tokens (`usage.total_tokens`, summed); a call that starts under budget completes, later calls get 429. */
+  /**
+   * Tokens (`usage.total_tokens`, summed). Each call reserves its likely tokens before it goes upstream and settles
+   * to its reported usage when it ends; a call starts only while used + reserved is under the budget (else 429).
+   */
   tokens?: number | null;
   /** Seconds from registration after which calls get 429. */
   wallSeconds?: number | null;
@@ -92,6 +97,13 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** Largest request body accepted; default 32 MiB. */
   maxBodyBytes?: number;
+  /** Output tokens a call reserves against a token budget when it names no `max_tokens`-like cap; default 8192. */
+  reserveOutputTokens?: number;
+  /**
+   * Bounds of the trace: one line (default 1 MiB; a body that does not fit is cut to its beginning) and all the lines
+   * of one (case, trial) (default 32 MiB; later calls are in the ledger only, after one line saying so).
+   */
+  traceLimits?: { lineBytes?: number; caseBytes?: number };
 }
 
 export interface LedgerUsage {
@@ -144,8 +156,13 @@ export interface TraceEntry {
   status: number;
   /** The body as sent upstream (model overwritten), or as received when it never went upstream. */
   request: unknown;
-  /** Parsed response body; for a stream `{ events: [...data payloads], assembled }`; raw text if not JSON. */
+  /**
+   * Parsed response body; for a stream `{ events: [...data payloads], assembled }`; raw text if not JSON. Either body
+   * may be `{ truncated: true, bytes, head }` when the line would pass `traceLimits.lineBytes`.
+   */
   response: unknown;
+  /** On the last line of a case whose trace reached `traceLimits.caseBytes` (its bodies are null). */
+  traceBound?: string;
 }
 
 /** A running gateway (`startGateway`): the evaluator's handle; never handed to a sandbox (it holds the real keys). */
@@ -165,6 +182,8 @@ export interface Gateway {
   ledgerFor(caseId: string, trial: number): LedgerEntry[];
   /** Calls forwarded upstream and tokens used by (caseId, trial) (latest registration). */
   usage(caseId: string, trial: number): { calls: number; tokens: number };
+  /** Tokens reserved by (caseId, trial)'s calls in flight, and its calls waiting for them to settle. */
+  pending(caseId: string, trial: number): { reserved: number; waiting: number };
   /** `<tcpUrl>/role/<role>/v1`, for the evaluator's own clients; throws without `tcp`. */
   roleBaseURL(role: Role): string;
   /** Resolves when every ledger and trace line written so far is on disk; rethrows a failed write. */

@@ -37,7 +37,14 @@ async function setup(script: StubScript, options: Partial<GatewayOptions> = {}) 
   gw = await startGateway({
     env: {},
     ledgerDir: join(dir, 'ledger'),
-    roles: { runtime: { baseURL: stub.baseURL, apiKey: REAL_KEY, model: 'fixed-runtime-model' } },
+    roles: {
+      runtime: {
+        baseURL: stub.baseURL,
+        apiKey: REAL_KEY,
+        model: 'fixed-runtime-model',
+        embeddingModel: 'fixed-embedding-model',
+      },
+    },
     retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     // An upstream idle timeout only the tests of timeouts set short: a busy machine must not make the stub "silent".
     timeoutMs: WAIT_MS,
@@ -477,7 +484,7 @@ describe('gateway over TCP with the official openai client', () => {
     const e = await client.embeddings.create({ model: 'emb', input: 'x' });
     expect(e.data[0]!.embedding).toEqual([0.5, 0.25]);
     const models = await client.models.list();
-    expect(models.data.map((m) => m.id)).toEqual(['fixed-runtime-model']);
+    expect(models.data.map((m) => m.id)).toEqual(['fixed-runtime-model', 'fixed-embedding-model']);
 
     const l = gw.ledgerFor('sdk', 3);
     expect(l.map((x) => x.endpoint)).toEqual([
@@ -488,8 +495,11 @@ describe('gateway over TCP with the official openai client', () => {
       'responses',
       'embeddings',
     ]);
-    expect(l.every((x) => x.classification === 'success' && x.model === 'fixed-runtime-model')).toBe(true);
-    expect(stub.requests.every((b) => b.model === 'fixed-runtime-model')).toBe(true);
+    // embeddings go with the role's embedding model: a provider refuses a chat model there
+    const models5 = [...Array(5).fill('fixed-runtime-model'), 'fixed-embedding-model'];
+    expect(l.every((x) => x.classification === 'success')).toBe(true);
+    expect(l.map((x) => x.model)).toEqual(models5);
+    expect(stub.requests.map((b) => b.model)).toEqual(models5);
     expect(l[4]!.usage!.estimated).toBeUndefined(); // from response.completed
   });
 

@@ -46,7 +46,14 @@ beforeAll(async () => {
     env: {},
     tcp: true,
     ledgerDir: join(dir, 'ledger'),
-    roles: { runtime: { baseURL: stub.baseURL, apiKey: 'sk-lines-0123456789', model: 'pinned-model' } },
+    roles: {
+      runtime: {
+        baseURL: stub.baseURL,
+        apiKey: 'sk-lines-0123456789',
+        model: 'pinned-model',
+        embeddingModel: 'pinned-embedding-model',
+      },
+    },
     retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
     maxBodyBytes: 4096,
   };
@@ -116,6 +123,7 @@ test('every way a call ends writes the same ledger line as before, and the trace
   expect((await post({}, '/v1/files')).status).toBe(404);
   expect((await post('{not json')).status).toBe(400);
   expect((await post('[]')).status).toBe(400);
+  expect((await post(`{"a":${'['.repeat(300)}${']'.repeat(300)}}`)).status).toBe(400);
   expect((await post(chat('x'.repeat(5000)))).status).toBe(413);
   expect((await post(chat('ok'))).status).toBe(200);
   expect((await post(chat('bad'))).status).toBe(400);
@@ -166,8 +174,8 @@ test('every way a call ends writes the same ledger line as before, and the trace
     req.on('error', () => {});
     req.end(JSON.stringify(chat('cstream', { stream: true })));
   });
-  // 18: every call above, the two hang-ups last (their lines are written once the caller has gone).
-  await lines('pin', 18);
+  // 19: every call above, the two hang-ups last (their lines are written once the caller has gone).
+  await lines('pin', 19);
 
   const b = gw.registerCase({ caseId: 'pin-budget', trial: 1, budgets: { calls: 0, tokens: null, wallSeconds: null } });
   const over = await request(sock, 'POST', '/v1/chat/completions', chat('ok'), { authorization: `Bearer ${b.token}` });
