@@ -20,6 +20,11 @@ export class CaseBudget {
     private readonly budgets: Budgets,
   ) {}
 
+  /** The case's wall budget in seconds, or null: the idle timeout of its calls follows it (`silence.ts`). */
+  get wallSeconds(): number | null {
+    return this.budgets.wallSeconds ?? null;
+  }
+
   /**
    * Runs as a call is about to go upstream: null and the call is counted, or why it is refused (nothing counted).
    * The first call starts the wall clock.

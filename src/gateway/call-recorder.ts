@@ -42,6 +42,8 @@ export interface Outcome {
   attempts?: number;
   usage?: LedgerUsage | null;
   truncated?: boolean;
+  /** The provider's error event inside a 200 stream, kept in the ledger line as evidence. */
+  upstreamError?: LedgerEntry['upstreamError'];
   /** For the trace. */
   response?: unknown;
   /** The response as JSON text, when at hand (spliced into the trace instead of re-serialising). */
@@ -117,6 +119,7 @@ export class CallRecorder {
       usage,
       truncated: o.truncated ?? false,
     };
+    if (o.upstreamError) entry.upstreamError = o.upstreamError;
     if (call.budget && usage) call.budget.tokens += usage.totalTokens;
     if (this.keepTrace) {
       const head = JSON.stringify({

@@ -12,6 +12,7 @@ import { noModelMessage } from './config.js';
 import type { CallContext } from './context.js';
 import { errorBody, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
+import { idleTimeoutMs, Silence } from './silence.js';
 import { passStream } from './streamed.js';
 import type { CallClass } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
@@ -158,21 +159,27 @@ export async function handleRequest(
   res.on('close', onClose);
   try {
     const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
+    const silence = new Silence(idleTimeoutMs(timeoutMs, budget?.wallSeconds));
     const out = await callUpstream({
       target: ctx.upstreams.target(cfg.baseURL),
       path: path + query,
       method: 'POST',
       headers,
       body: payload,
-      timeoutMs,
+      timeoutMs: silence.idleMs,
       retries,
       baseDelayMs,
       maxDelayMs,
       signal: ac,
       agents: ctx.upstreams.agents,
+      silence,
     });
     if (out.kind === 'aborted') {
-      await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
+      await ctx.recorder.record(call, {
+        status: 499,
+        verdict: cutShort(ctx.closing, silence.long),
+        attempts: out.attempts,
+      });
       return;
     }
     if (out.kind === 'error') {
@@ -189,7 +196,7 @@ export async function handleRequest(
       return;
     }
     if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, raw.length, endpoint);
-    return await passStream(ctx, call, res, out, ac, raw.length, endpoint, dropUsageChunk);
+    return await passStream(ctx, call, res, out, ac, raw.length, endpoint, dropUsageChunk, silence);
   } finally {
     ctx.inflight.delete(ac);
     res.off('close', onClose);

@@ -85,6 +85,8 @@ export interface UpstreamRequest {
   maxDelayMs: number;
   signal: Abort;
   agents: { http: http.Agent; https: https.Agent };
+  /** Told when each attempt is sent and on every byte back (how long the upstream has been silent). */
+  silence?: { heard(): void };
 }
 
 export type UpstreamOutcome =
@@ -159,6 +161,7 @@ function attemptOnce(
       headers,
       agent,
     });
+    r.silence?.heard();
     const timer = setTimeout(
       () => fail(new AttemptError('upstream_timeout', `no answer from upstream within ${r.timeoutMs} ms`)),
       r.timeoutMs,
@@ -167,6 +170,7 @@ function attemptOnce(
     off = r.signal.on(() => fail(new AttemptError('upstream_unreachable', 'aborted')));
     req.on('error', (err) => fail(new AttemptError('upstream_unreachable', err.message)));
     req.on('response', (res) => {
+      r.silence?.heard();
       const status = res.statusCode ?? 0;
       if (isEventStream(res.headers) && !isRetryableStatus(status)) {
         settled = true;
@@ -180,6 +184,7 @@ function attemptOnce(
       res.on('data', (c: Buffer) => {
         chunks.push(c);
         timer.refresh();
+        r.silence?.heard();
       });
       res.on('aborted', () =>
         fail(new AttemptError('upstream_truncated', 'upstream cut the connection mid-body', status)),

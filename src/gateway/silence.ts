@@ -1,0 +1,34 @@
+/**
+ * How long a case's model call may hear nothing from the upstream, and whether it had gone silent when its caller
+ * hung up. The idle timeout is at most half the case's wall budget, so a silent provider is seen by the gateway
+ * (a `transport_failure`) before the case's wall clock kills the delivery waiting on it.
+ */
+
+/** The idle timeout of one call: the gateway's, capped at half the case's wall budget when it has one. */
+export function idleTimeoutMs(gatewayMs: number, wallSeconds: number | null | undefined): number {
+  if (wallSeconds == null || !(wallSeconds > 0)) return gatewayMs;
+  return Math.max(1, Math.min(gatewayMs, Math.floor((wallSeconds * 1000) / 2)));
+}
+
+/**
+ * When the upstream was last heard from during one call (sending the request counts as the start of a silence).
+ * Read when the caller hangs up: a call the upstream had left unanswered for half its idle timeout or more is the
+ * provider's silence, not the caller's impatience.
+ */
+export class Silence {
+  private at = performance.now();
+  /** Set while the caller is slow to read (the upstream is paused for it): not the upstream's silence. */
+  paused = false;
+
+  constructor(readonly idleMs: number) {}
+
+  /** Runs when a request goes upstream and on every byte back. */
+  heard(): void {
+    this.at = performance.now();
+  }
+
+  /** Whether the upstream has sent nothing for at least half the idle timeout (never while paused). */
+  get long(): boolean {
+    return !this.paused && performance.now() - this.at >= this.idleMs / 2;
+  }
+}
