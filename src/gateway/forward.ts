@@ -173,6 +173,7 @@ export async function handleRequest(
       signal: ac,
       agents: ctx.upstreams.agents,
       silence,
+      retryTimeout: budget?.wallSeconds == null,
     });
     if (out.kind === 'aborted') {
       await ctx.recorder.record(call, {

@@ -11,7 +11,8 @@ export function idleTimeoutMs(gatewayMs: number, wallSeconds: number | null | un
 }
 
 /**
- * When the upstream was last heard from during one call (sending the request counts as the start of a silence).
+ * When the upstream was last heard from during one call (its arrival counts as the start of a silence; an attempt
+ * retried after a timeout does not end it).
  * Read when the caller hangs up: a call the upstream had left unanswered for half its idle timeout or more is the
  * provider's silence, not the caller's impatience.
  */

@@ -85,8 +85,13 @@ export interface UpstreamRequest {
   maxDelayMs: number;
   signal: Abort;
   agents: { http: http.Agent; https: https.Agent };
-  /** Told when each attempt is sent and on every byte back (how long the upstream has been silent). */
+  /** Told on every byte back (how long the upstream has been silent, across attempts). */
   silence?: { heard(): void };
+  /**
+   * Retry an attempt that timed out (default true). False for a case's call: its idle timeout is half its wall
+   * budget, so a second silence as long would outlast the wall and the kill, not the gateway, would end the call.
+   */
+  retryTimeout?: boolean;
 }
 
 export type UpstreamOutcome =
@@ -161,7 +166,6 @@ function attemptOnce(
       headers,
       agent,
     });
-    r.silence?.heard();
     const timer = setTimeout(
       () => fail(new AttemptError('upstream_timeout', `no answer from upstream within ${r.timeoutMs} ms`)),
       r.timeoutMs,
@@ -259,7 +263,7 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamOutcome>
       if (r.signal.aborted) return { kind: 'aborted', attempts: attempt };
       const e = err as AttemptError;
       if (e.status !== null && e.status !== undefined) lastStatus = e.status;
-      if (attempt > r.retries) {
+      if (attempt > r.retries || (e.code === 'upstream_timeout' && r.retryTimeout === false)) {
         return {
           kind: 'error',
           error: e.code ?? 'upstream_unreachable',

@@ -28,14 +28,14 @@ afterEach(async () => {
 });
 
 /** A gateway whose own idle timeout never fires here: only a case's wall budget can shorten it. */
-async function setup(reply: StubReply, budgets: Budgets = { calls: 10, tokens: null, wallSeconds: null }) {
+async function setup(reply: StubReply, budgets: Budgets = { calls: 10, tokens: null, wallSeconds: null }, retries = 0) {
   stub = await startStubServer({ script: [reply] });
   gw = await startGateway({
     env: {},
     tcp: true,
     ledgerDir: join(dir, 'ledger'),
     roles: { runtime: { baseURL: stub.baseURL, apiKey: 'sk-streamerr-0123456789', model: 'm' } },
-    retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 2 },
+    retry: { retries, baseDelayMs: 1, maxDelayMs: 2 },
     timeoutMs: WAIT_MS * 10,
   });
   const c = gw.registerCase({ caseId: 'se', trial: 1, budgets });
@@ -160,12 +160,18 @@ describe('a silent provider and the case wall budget', () => {
   const wall = (wallSeconds: number): Budgets => ({ calls: 10, tokens: null, wallSeconds });
 
   test("no answer at all: the idle timeout is half the case's wall budget (504 upstream_timeout, not a hang)", async () => {
-    const { client } = await setup({ hang: true }, wall(1));
+    // retries allowed, yet a timed-out attempt is not retried: a second silence as long would outlast the wall
+    const { client } = await setup({ hang: true }, wall(1), 3);
     const error: any = await client.chat.completions.create({ ...ask, stream: false }).catch((e) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(error.status).toBe(504);
     expect(error.message).toContain('within 500 ms');
-    expect(gw.ledgerFor('se', 1)[0]).toMatchObject({ classification: 'transport_failure', error: 'upstream_timeout' });
+    expect(gw.ledgerFor('se', 1)[0]).toMatchObject({
+      classification: 'transport_failure',
+      error: 'upstream_timeout',
+      attempts: 1,
+    });
+    expect(stub.requests).toHaveLength(1);
   });
 
   test('silent mid-stream: the stream ends at half the wall budget with upstream_timeout', async () => {
