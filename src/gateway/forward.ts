@@ -12,7 +12,7 @@ import { noModelMessage } from './config.js';
 import type { CallContext } from './context.js';
 import { errorBody, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
-import { idleTimeoutMs, Silence } from './silence.js';
+import { Silence } from './silence.js';
 import { passStream } from './streamed.js';
 import type { CallClass } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
@@ -159,7 +159,7 @@ export async function handleRequest(
   res.on('close', onClose);
   try {
     const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
-    const silence = new Silence(idleTimeoutMs(timeoutMs, budget?.wallSeconds));
+    const silence = new Silence(timeoutMs, budget?.wallSeconds);
     const out = await callUpstream({
       target: ctx.upstreams.target(cfg.baseURL),
       path: path + query,
@@ -173,7 +173,6 @@ export async function handleRequest(
       signal: ac,
       agents: ctx.upstreams.agents,
       silence,
-      retryTimeout: budget?.wallSeconds == null,
     });
     if (out.kind === 'aborted') {
       await ctx.recorder.record(call, {

@@ -85,13 +85,11 @@ export interface UpstreamRequest {
   maxDelayMs: number;
   signal: Abort;
   agents: { http: http.Agent; https: https.Agent };
-  /** Told on every byte back (how long the upstream has been silent, across attempts). */
-  silence?: { heard(): void };
   /**
-   * Retry an attempt that timed out (default true). False for a case's call: its idle timeout is half its wall
-   * budget, so a second silence as long would outlast the wall and the kill, not the gateway, would end the call.
+   * Told on every byte back; `left()` is how much more silence the call may hear in all (across attempts): an
+   * attempt that timed out is retried only while a whole `timeoutMs` still fits.
    */
-  retryTimeout?: boolean;
+  silence?: { heard(): void; left(): number };
 }
 
 export type UpstreamOutcome =
@@ -263,7 +261,8 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamOutcome>
       if (r.signal.aborted) return { kind: 'aborted', attempts: attempt };
       const e = err as AttemptError;
       if (e.status !== null && e.status !== undefined) lastStatus = e.status;
-      if (attempt > r.retries || (e.code === 'upstream_timeout' && r.retryTimeout === false)) {
+      const fits = e.code !== 'upstream_timeout' || (r.silence?.left() ?? Number.POSITIVE_INFINITY) >= r.timeoutMs;
+      if (attempt > r.retries || !fits) {
         return {
           kind: 'error',
           error: e.code ?? 'upstream_unreachable',
