@@ -145,9 +145,11 @@ export async function passStream(
   const usage = watcher.usage ?? (why === 'client' ? null : estimateUsage(requestBytes, watcher.text));
   const complete = why === 'end' && watcher.complete;
   let verdict: Verdict;
-  if (why === 'client') verdict = cutShort(ctx.closing, silent);
+  // The provider's error event decides, even when the caller then hung up: an SDK throws on it and drops the
+  // connection, often before the provider has ended its stream.
+  if (watcher.fault && why !== 'malformed') verdict = streamFaultVerdict(watcher.fault);
+  else if (why === 'client') verdict = cutShort(ctx.closing, silent);
   else if (why === 'malformed') verdict = STREAM_MALFORMED;
-  else if (complete && watcher.fault) verdict = streamFaultVerdict(watcher.fault);
   else if (complete) verdict = answered(out.status);
   // The provider ended the stream without its end marker (its fault), or the connection broke or went idle.
   else verdict = { classification: why === 'end' ? 'provider_failure' : 'transport_failure', error: TRUNCATED[why] };

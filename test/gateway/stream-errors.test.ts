@@ -87,6 +87,21 @@ describe("a provider's error inside a 200 stream", () => {
     ]);
   });
 
+  test('the SDK drops the connection on the error chunk before the provider ends its stream: still the provider’s', async () => {
+    const { client } = await setup({
+      content: 'one two three four',
+      streamError: { message: 'overloaded', hold: true },
+    });
+    const { error } = await drain(await client.chat.completions.create(ask));
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    await ledgered();
+    expect(gw.ledgerFor('se', 1)[0]).toMatchObject({
+      classification: 'provider_failure',
+      error: 'upstream_stream_error',
+      upstreamError: { message: 'overloaded' },
+    });
+  });
+
   test('an error chunk that names the request (vLLM: code 400) stays the caller’s: candidate_request_error', async () => {
     const { client } = await setup({
       content: 'one two',
