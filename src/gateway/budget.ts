@@ -92,6 +92,11 @@ export class CaseBudget {
     return this.meter.reserved;
   }
 
+  /** The case's wall budget in seconds, or null: the idle timeout of its calls follows it (`silence.ts`). */
+  get wallSeconds(): number | null {
+    return this.budgets.wallSeconds ?? null;
+  }
+
   /**
    * Runs as a call is about to go upstream (again after each wait): it goes, counted with `reservation` tokens
    * reserved; it waits, when the token budget's room is held by calls in flight; or it is refused (nothing counted).

@@ -61,6 +61,8 @@ export interface Outcome {
   attempts?: number;
   usage?: LedgerUsage | null;
   truncated?: boolean;
+  /** The provider's error event inside a 200 stream, kept in the ledger line as evidence. */
+  upstreamError?: LedgerEntry['upstreamError'];
   /** For the trace. */
   response?: unknown;
   /** The response as JSON text, when at hand (spliced into the trace instead of re-serialising). */
@@ -142,6 +144,7 @@ export class CallRecorder {
       usage,
       truncated: o.truncated ?? false,
     };
+    if (o.upstreamError) entry.upstreamError = o.upstreamError;
     call.budget?.settle(call.reserved, usage?.totalTokens ?? 0);
     call.reserved = 0;
     if (this.keepTrace) this.trace(call, o);

@@ -24,11 +24,13 @@ export function answered(status: number): Verdict {
 }
 
 /**
- * A call that stopped before its end: the caller hung up (its doing), or `close()` cut it short (the gateway's, and
- * so a transport failure).
+ * A call that stopped before its end: the caller hung up (its doing, unless the upstream had gone `silent` on it:
+ * then the provider's, as the idle timeout would have said), or `close()` cut it short (the gateway's, and so a
+ * transport failure).
  */
-export function cutShort(closing: boolean): Verdict {
-  return closing
-    ? { classification: 'transport_failure', error: 'gateway_closed' }
+export function cutShort(closing: boolean, silent = false): Verdict {
+  if (closing) return { classification: 'transport_failure', error: 'gateway_closed' };
+  return silent
+    ? { classification: 'transport_failure', error: 'upstream_silent' }
     : { classification: 'candidate_request_error', error: 'client_aborted' };
 }

@@ -15,6 +15,7 @@ import { modelFor, noModelMessage } from './config.js';
 import type { CallContext } from './context.js';
 import { errorBody, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
+import { Silence } from './silence.js';
 import { passStream } from './streamed.js';
 import type { CallClass, Endpoint } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
@@ -216,21 +217,27 @@ async function sendUpstream(
   }
 
   const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
+  const silence = new Silence(timeoutMs, call.budget?.wallSeconds);
   const out = await callUpstream({
     target: ctx.upstreams.target(baseURL),
     path: pathAndQuery,
     method: 'POST',
     headers,
     body: payload,
-    timeoutMs,
+    timeoutMs: silence.idleMs,
     retries,
     baseDelayMs,
     maxDelayMs,
     signal: ac,
     agents: ctx.upstreams.agents,
+    silence,
   });
   if (out.kind === 'aborted') {
-    await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: out.attempts });
+    await ctx.recorder.record(call, {
+      status: 499,
+      verdict: cutShort(ctx.closing, silence.long),
+      attempts: out.attempts,
+    });
     return;
   }
   if (out.kind === 'error') {
@@ -247,5 +254,5 @@ async function sendUpstream(
     return;
   }
   if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
-  return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk);
+  return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk, silence);
 }

@@ -9,20 +9,32 @@ export function errorBody(code: string, message: string, type: string): string {
 
 /**
  * The event that ends a stream the gateway could not pass on whole, shaped as OpenAI's API signals an error in a
- * stream: `data: {"error":{…}}` for chat (the SDKs throw it as an `APIError`); for the responses API also its own
- * error event's fields (`type: "error"`, `code`, `message`, `param`, the next `sequence_number`).
+ * stream: `data: {"error":{…}}` for chat (the SDKs throw it as an `APIError`). For the responses API it is
+ * `response.failed` (the next `sequence_number`, the response as `response.created` gave it with `status: failed`
+ * and `error: {code, message}`), the event Responses clients act on (Codex CLI reads `response.error`; a bare
+ * `error` event it ignores and reconnects); its top-level `error` is what makes the SDKs throw.
  */
 export function streamErrorEvent(
   responses: boolean,
   code: string,
   message: string,
   lastSequence: number | null,
+  failed: { snapshot: unknown; callId: string; responseCode?: string } = { snapshot: null, callId: '' },
 ): string {
   const error = { message, type: 'server_error', param: null, code };
-  const data = responses
-    ? { type: 'error', code, message, param: null, sequence_number: (lastSequence ?? -1) + 1, error }
-    : { error };
-  return `event: error\ndata: ${JSON.stringify(data)}\n\n`;
+  if (!responses) return `event: error\ndata: ${JSON.stringify({ error })}\n\n`;
+  const base =
+    failed.snapshot && typeof failed.snapshot === 'object'
+      ? failed.snapshot
+      : { id: `resp_${failed.callId}`, object: 'response', created_at: Math.floor(Date.now() / 1000), output: [] };
+  const response = {
+    ...base,
+    status: 'failed',
+    error: { code: failed.responseCode ?? 'server_error', message },
+    incomplete_details: null,
+  };
+  const data = { type: 'response.failed', sequence_number: (lastSequence ?? -1) + 1, response, error };
+  return `event: response.failed\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /**

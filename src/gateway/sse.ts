@@ -2,6 +2,7 @@
  * Server-sent events, split as they arrive so the gateway can pass each event on the moment it is complete while
  * watching for the end marker, usage and finish reasons.
  */
+import { type StreamFault, streamFaultOf } from './stream-faults.js';
 import type { Endpoint, LedgerUsage } from './types.js';
 
 export interface SseEvent {
@@ -104,6 +105,12 @@ export class StreamWatcher {
   events: unknown[] = [];
   /** The responses API's last `sequence_number`, so an error event the gateway adds can follow it. */
   lastSequence: number | null = null;
+  /** The provider's first error event in the stream (a chat error chunk, `error`, `response.failed`), or null. */
+  fault: StreamFault | null = null;
+  /** The responses API's stream reached `response.completed`, `.failed` or `.incomplete`. */
+  terminal = false;
+  /** The response as `response.created` / `.in_progress` last gave it (for a `response.failed` the gateway adds). */
+  snapshot: unknown = null;
   private content = '';
   private toolCalls: { id?: string; name: string; arguments: string }[] = [];
   private finishReason: string | null = null;
@@ -134,19 +141,26 @@ export class StreamWatcher {
     }
     if (this.keepEvents) this.events.push(obj);
     if (obj && typeof obj === 'object' && obj.error) {
-      this.complete = true; // the provider ended the stream with an error event: an end, not a truncation
-      return true;
+      // the provider ended the stream with an error event: an end, not a truncation, and the provider's failure
+      this.complete = true;
+      this.fault ??= streamFaultOf(obj, ev.event);
+      if (this.endpoint !== 'responses') return true;
     }
     if (this.endpoint === 'responses') {
       if (typeof obj?.sequence_number === 'number') this.lastSequence = obj.sequence_number;
       const type = obj?.type ?? ev.event;
       if (type === 'response.completed' || type === 'response.failed' || type === 'response.incomplete') {
         this.complete = true;
+        this.terminal = true;
+        if (type === 'response.failed') this.fault ??= streamFaultOf(obj, ev.event);
         this.finalResponse = obj.response ?? null;
         const u = usageFrom(obj.response?.usage);
         if (u) this.usage = u;
       } else if (type === 'error') {
         this.complete = true;
+        this.fault ??= streamFaultOf(obj, ev.event);
+      } else if (type === 'response.created' || type === 'response.in_progress') {
+        if (obj.response && typeof obj.response === 'object') this.snapshot = obj.response;
       } else if (type === 'response.output_text.delta' && typeof obj.delta === 'string') {
         this.content += obj.delta;
       }

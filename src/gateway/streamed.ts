@@ -9,8 +9,11 @@ import { StringDecoder } from 'node:string_decoder';
 import { type Call, sinceMs } from './call-recorder.js';
 import { answered, cutShort, type Verdict } from './classify.js';
 import type { CallContext } from './context.js';
+import type { Redactor } from './redact.js';
 import { streamErrorEvent } from './replies.js';
+import type { Silence } from './silence.js';
 import { estimateUsage, isWholeEvent, SseSplitter, StreamWatcher } from './sse.js';
+import { STREAM_ERROR, type StreamFault, streamFaultVerdict } from './stream-faults.js';
 import type { Endpoint } from './types.js';
 import type { Abort, UpstreamOutcome } from './upstream.js';
 
@@ -41,9 +44,11 @@ export async function passStream(
   requestBytes: number,
   endpoint: Endpoint,
   dropUsageChunk: boolean,
+  silence: Silence,
 ): Promise<void> {
   const { redactor } = ctx;
-  const { keepTrace, timeoutMs } = ctx.settings;
+  const { keepTrace } = ctx.settings;
+  const timeoutMs = silence.idleMs;
   const up = out.stream;
   const headers: Record<string, string> = {
     'content-type': String(out.headers['content-type'] ?? 'text/event-stream'),
@@ -88,9 +93,12 @@ export async function passStream(
   const idle = {
     pause() {
       paused = true;
+      silence.paused = true;
     },
     resume() {
       paused = false;
+      silence.paused = false;
+      silence.heard();
       idleTimer.refresh();
     },
   };
@@ -111,6 +119,7 @@ export async function passStream(
   up.on('data', (chunk: Buffer) => {
     if (broken) return;
     idleTimer.refresh();
+    silence.heard();
     forward(splitter.push(decoder.write(chunk)));
   });
   up.on('end', () => finish(up.complete ? 'end' : 'error'));
@@ -119,6 +128,8 @@ export async function passStream(
   up.on('close', () => finish(up.complete ? 'end' : 'error'));
   const offAbort = ac.on(() => finish('client'));
   let why = await ended;
+  // Read at once: a caller hanging up on an upstream that had gone silent is the provider's failure.
+  const silent = why === 'client' && silence.long;
   offAbort();
   // An event the upstream left without its blank line: passed on only when whole, else kept for the trace.
   let partial: string | null = null;
@@ -134,7 +145,10 @@ export async function passStream(
   const usage = watcher.usage ?? (why === 'client' ? null : estimateUsage(requestBytes, watcher.text));
   const complete = why === 'end' && watcher.complete;
   let verdict: Verdict;
-  if (why === 'client') verdict = cutShort(ctx.closing);
+  // The provider's error event decides, even when the caller then hung up: an SDK throws on it and drops the
+  // connection, often before the provider has ended its stream.
+  if (watcher.fault && why !== 'malformed') verdict = streamFaultVerdict(watcher.fault);
+  else if (why === 'client') verdict = cutShort(ctx.closing, silent);
   else if (why === 'malformed') verdict = STREAM_MALFORMED;
   else if (complete) verdict = answered(out.status);
   // The provider ended the stream without its end marker (its fault), or the connection broke or went idle.
@@ -146,13 +160,21 @@ export async function passStream(
     attempts: out.attempts,
     usage,
     truncated: why === 'client' ? ctx.closing : !complete,
+    upstreamError: watcher.fault ? scrubbed(watcher.fault, redactor) : undefined,
     response: keepTrace
       ? { events: watcher.events, assembled: watcher.assembled(), ...(partial === null ? {} : { partial }) }
       : null,
   });
   if (why === 'client') return; // nothing more to send
   if (complete) {
-    if (!res.destroyed) res.end();
+    if (res.destroyed) return;
+    // The provider's bare `error` event ended a responses stream: Responses clients act on `response.failed`.
+    const f = watcher.fault;
+    if (endpoint === 'responses' && f && !watcher.terminal) {
+      const message = redactor.scrub(f.message ?? 'the upstream sent an error event');
+      const failed = { snapshot: watcher.snapshot, callId: call.callId, responseCode: f.code ?? undefined };
+      res.end(streamErrorEvent(true, f.code ?? STREAM_ERROR, message, watcher.lastSequence, failed));
+    } else res.end();
     return;
   }
   if (res.destroyed) return;
@@ -163,6 +185,12 @@ export async function passStream(
     code,
     `heldout gateway: ${what}; the reply is incomplete`,
     watcher.lastSequence,
+    { snapshot: watcher.snapshot, callId: call.callId },
   );
   res.write(ev, () => res.destroy());
+}
+
+/** The provider's error as the ledger keeps it, with the keys redacted (a provider may echo one back). */
+function scrubbed(f: StreamFault, redactor: Redactor): StreamFault {
+  return redactor.active && f.message ? { ...f, message: redactor.scrub(f.message) } : f;
 }

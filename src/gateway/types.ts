@@ -11,10 +11,11 @@ export const ROLES: readonly Role[] = ['runtime', 'judge', 'user', 'generator'];
  *   an unknown case token, a budget exhausted, an upstream 4xx about the request (400, 404, 409, 413, 415, 422),
  *   or the caller hanging up mid-call.
  * - `provider_failure`: the model provider's fault — 5xx/408/425/429 still failing after the retries, 401/403
- *   (the evaluator's key), a 2xx body that is not JSON, a stream that ended without its end marker, or no
- *   upstream configured.
+ *   (the evaluator's key), a 2xx body that is not JSON, a stream that ended without its end marker, an error
+ *   the provider sent inside a 200 stream (unless it names the request as the cause), or no upstream configured.
  * - `transport_failure`: the provider could not be reached or stopped answering — connection refused/reset,
- *   idle timeout, a connection cut mid-body — after the retries; also a call cut short by `gateway.close()`
+ *   idle timeout, a connection cut mid-body — after the retries; a caller hanging up on an upstream that had sent
+ *   nothing for half the idle timeout (`upstream_silent`); also a call cut short by `gateway.close()`
  *   (`error: 'gateway_closed'`).
  */
 export type CallClass = 'success' | 'candidate_request_error' | 'provider_failure' | 'transport_failure';
@@ -93,7 +94,10 @@ export interface GatewayOptions {
   /** Environment the role configuration is read from; default `process.env`. */
   env?: Record<string, string | undefined>;
   retry?: RetryOptions;
-  /** Upstream idle timeout: no byte for this long (before or during the answer) → transport failure; default 300 s. */
+  /**
+   * Upstream idle timeout: no byte for this long (before or during the answer) → transport failure; default 300 s,
+   * capped for a case's calls at half its wall budget (so the gateway sees a silent provider before the wall kills).
+   */
   timeoutMs?: number;
   /** Largest request body accepted; default 32 MiB. */
   maxBodyBytes?: number;
@@ -145,6 +149,11 @@ export interface LedgerEntry {
   usage: LedgerUsage | null;
   /** A stream (or body) that ended before its end marker. */
   truncated: boolean;
+  /**
+   * Only on a call whose 200 stream carried the provider's error (`error: 'upstream_stream_error'`): the event
+   * (`error` or `response.failed`) with the error's code, type and message (redacted, at most 500 characters).
+   */
+  upstreamError?: { event: string; code: string | null; type: string | null; message: string | null };
 }
 
 /** One line of `<ledgerDir>/<caseId>.<trial>.trace.jsonl`. */

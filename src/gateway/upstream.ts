@@ -85,6 +85,11 @@ export interface UpstreamRequest {
   maxDelayMs: number;
   signal: Abort;
   agents: { http: http.Agent; https: https.Agent };
+  /**
+   * Told on every byte back; `left()` is how much more silence the call may hear in all (across attempts): an
+   * attempt that timed out is retried only while a whole `timeoutMs` still fits.
+   */
+  silence?: { heard(): void; left(): number };
 }
 
 export type UpstreamOutcome =
@@ -167,6 +172,7 @@ function attemptOnce(
     off = r.signal.on(() => fail(new AttemptError('upstream_unreachable', 'aborted')));
     req.on('error', (err) => fail(new AttemptError('upstream_unreachable', err.message)));
     req.on('response', (res) => {
+      r.silence?.heard();
       const status = res.statusCode ?? 0;
       if (isEventStream(res.headers) && !isRetryableStatus(status)) {
         settled = true;
@@ -180,6 +186,7 @@ function attemptOnce(
       res.on('data', (c: Buffer) => {
         chunks.push(c);
         timer.refresh();
+        r.silence?.heard();
       });
       res.on('aborted', () =>
         fail(new AttemptError('upstream_truncated', 'upstream cut the connection mid-body', status)),
@@ -254,7 +261,8 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamOutcome>
       if (r.signal.aborted) return { kind: 'aborted', attempts: attempt };
       const e = err as AttemptError;
       if (e.status !== null && e.status !== undefined) lastStatus = e.status;
-      if (attempt > r.retries) {
+      const fits = e.code !== 'upstream_timeout' || (r.silence?.left() ?? Number.POSITIVE_INFINITY) >= r.timeoutMs;
+      if (attempt > r.retries || !fits) {
         return {
           kind: 'error',
           error: e.code ?? 'upstream_unreachable',

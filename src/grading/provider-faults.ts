@@ -28,6 +28,19 @@ export interface FaultLine {
   classification: string;
   error: string | null;
   attempts: number;
+  /** What the provider said in its error event inside a 200 stream (`upstreamError`: code and message), if any. */
+  said?: string;
+}
+
+/** The longest part of a provider's own message a reason quotes. */
+const SAID_MAX = 120;
+
+function saidOf(u: unknown): string | undefined {
+  if (!u || typeof u !== 'object') return undefined;
+  const { code, message } = u as Record<string, unknown>;
+  const text = [code, message].filter((v) => typeof v === 'string' && v !== '').join(': ');
+  if (text === '') return undefined;
+  return text.length > SAID_MAX ? `${text.slice(0, SAID_MAX)}…` : text;
 }
 
 /** Ledger lines shown in a reason before the rest are counted. */
@@ -48,15 +61,20 @@ export function providerFaults(entries: readonly unknown[] | undefined): FaultLi
       classification: o.classification,
       error: typeof o.error === 'string' ? o.error : null,
       attempts: typeof o.attempts === 'number' ? o.attempts : 0,
+      ...(saidOf(o.upstreamError) ? { said: saidOf(o.upstreamError) } : {}),
     });
   }
   return out;
 }
 
-/** One ledger line as evidence: `call_… runtime chat.completions: 500 provider_failure upstream_500, 4 attempts`. */
+/**
+ * One ledger line as evidence: `call_… runtime chat.completions: 500 provider_failure upstream_500, 4 attempts`, and
+ * for an error event inside a stream what the provider said (`… upstream_stream_error "server_error: …", 1 attempt`).
+ */
 export function faultEvidence(l: FaultLine): string {
   const attempts = `${l.attempts} attempt${l.attempts === 1 ? '' : 's'}`;
-  return `${l.callId} ${l.role} ${l.endpoint}: ${l.status ?? '-'} ${l.classification} ${l.error ?? ''}, ${attempts}`;
+  const said = l.said ? ` "${l.said}"` : '';
+  return `${l.callId} ${l.role} ${l.endpoint}: ${l.status ?? '-'} ${l.classification} ${l.error ?? ''}${said}, ${attempts}`;
 }
 
 /**

@@ -204,3 +204,49 @@ test('a call cut short by close() is ledgered gateway_closed', async () => {
   pinned('closeLedger', 'pin-close.1.jsonl', ledgerMask);
   pinned('closeTrace', 'pin-close.1.trace.jsonl', traceMask);
 });
+
+test("a provider's error inside a 200 stream, the gateway's response.failed and a silent upstream (issue 31)", async () => {
+  const own = await startGateway({
+    env: {},
+    tcp: true,
+    ledgerDir: join(dir, 'ledger'),
+    roles: { runtime: { baseURL: stub.baseURL, apiKey: 'sk-lines-0123456789', model: 'pinned-model' } },
+    retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    timeoutMs: WAIT_MS,
+  });
+  try {
+    replies.serr = { content: 'one two three', streamError: { message: 'overloaded' } };
+    replies.serr400 = { content: 'one two', streamError: { code: 400, type: 'BadRequestError', message: 'too long' } };
+    replies.rfailed = { content: 'a b c', streamError: { event: 'response.failed', message: 'model crashed' } };
+    replies.rerror = { content: 'a b c', streamError: { code: 'rate_limit_exceeded', message: 'slow down' } };
+    replies.rcut = { content: 'a b c d', truncate: 'mid-event' };
+    const c = own.registerCase({ caseId: 'pin-stream-error', trial: 1, budgets });
+    const post = (body: unknown, path = '/v1/chat/completions') =>
+      request({ socketPath: own.socketPath }, 'POST', path, body, { authorization: `Bearer ${c.token}` });
+    expect((await post(chat('serr', { stream: true }))).complete).toBe(true);
+    expect((await post(chat('serr400', { stream: true }))).complete).toBe(true);
+    for (const input of ['rfailed', 'rerror', 'rcut']) await post({ model: 'x', input, stream: true }, '/v1/responses');
+    // a caller gone after a quarter of its wall budget (6 s) of silence: the provider's, not the caller's
+    const s = own.registerCase({ caseId: 'pin-silent', trial: 1, budgets: { ...budgets, wallSeconds: 6 } });
+    const before = stub.requests.length;
+    const req = http.request({
+      socketPath: own.socketPath,
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    req.on('error', () => {});
+    req.end(JSON.stringify(chat('hang')));
+    await upstream(before);
+    const t = performance.now();
+    await vi.waitUntil(() => performance.now() - t >= 1600, { timeout: WAIT_MS, interval: 20 });
+    req.destroy();
+    await vi.waitUntil(() => own.ledgerFor('pin-silent', 1).length === 1, UNTIL);
+    await own.flush();
+  } finally {
+    await own.close();
+  }
+  pinned('streamErrorLedger', 'pin-stream-error.1.jsonl', ledgerMask);
+  pinned('streamErrorTrace', 'pin-stream-error.1.trace.jsonl', traceMask);
+  pinned('silentLedger', 'pin-silent.1.jsonl', ledgerMask);
+});

@@ -125,7 +125,7 @@ describe('a chat stream cut mid-event', () => {
 });
 
 describe('a responses-API stream cut mid-event', () => {
-  test("the error event is the responses API's own (type error, code, message, sequence_number) and the SDK throws", async () => {
+  test('the stream ends with response.failed (response.error, the next sequence_number) and the SDK throws', async () => {
     const { c, client } = await setup({ content: 'alpha beta gamma delta', truncate: 'mid-event' });
     const r = await request(
       { url: gw.tcpUrl! },
@@ -139,13 +139,18 @@ describe('a responses-API stream cut mid-event', () => {
     const events = wellFormedEvents(r.body);
     const last = events.at(-1)!;
     const before = events.at(-2)!.data;
-    expect(last.event).toBe('error');
+    const created = events[0]!.data.response;
+    // Codex CLI reads `response.error` of a `response.failed`; the SDKs throw the top-level `error`.
+    expect(last.event).toBe('response.failed');
     expect(last.data).toMatchObject({
-      type: 'error',
-      code: 'stream_truncated',
-      message: expect.stringContaining('incomplete'),
-      param: null,
+      type: 'response.failed',
       sequence_number: before.sequence_number + 1,
+      response: {
+        id: created.id,
+        object: 'response',
+        status: 'failed',
+        error: { code: 'server_error', message: expect.stringContaining('incomplete') },
+      },
       error: { code: 'stream_truncated', type: 'server_error' },
     });
     const { text, error } = await drain(await client.responses.create({ model: 'x', input: 'q', stream: true }));

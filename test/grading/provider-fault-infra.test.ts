@@ -20,7 +20,16 @@ const line = fc.record({
   endpoint: fc.constantFrom('chat.completions', 'responses', 'embeddings', 'unknown'),
   status: fc.constantFrom(200, 400, 429, 500, 502, 503, 504),
   classification: fc.constantFrom(...CLASSES),
-  error: fc.option(fc.constantFrom('upstream_500', 'stream_truncated', 'upstream_timeout', 'budget_exceeded')),
+  error: fc.option(
+    fc.constantFrom(
+      'upstream_500',
+      'stream_truncated',
+      'upstream_timeout',
+      'budget_exceeded',
+      'upstream_stream_error',
+      'upstream_silent',
+    ),
+  ),
   attempts: fc.nat(5),
 });
 const ledger = fc.array(fc.oneof({ weight: 9, arbitrary: line }, { weight: 1, arbitrary: fc.anything() }), {
@@ -98,6 +107,22 @@ describe('gradeCase with a ledger', () => {
     expect(g).toMatchObject({ status: 'infra-error', result: null, passed: false, gate: null });
     expect(g.reason).toContain('call_abc123 runtime chat.completions: 500 provider_failure upstream_500, 4 attempts');
     expect(g.reason).toContain('error-exit gate failed: the entry command exited 1');
+  });
+
+  test('an error the provider sent inside its 200 stream is quoted in the infra-error reason (issue 31)', async () => {
+    const inStream = {
+      ...provider500,
+      status: 200,
+      upstreamStatus: 200,
+      error: 'upstream_stream_error',
+      attempts: 1,
+      upstreamError: { event: 'error', code: 'server_error', type: 'server_error', message: 'x'.repeat(400) },
+    };
+    const g = await grade({ exitCode: 1 }, {}, [inStream]);
+    expect(g).toMatchObject({ status: 'infra-error', result: null });
+    expect(g.reason).toContain(
+      `200 provider_failure upstream_stream_error "server_error: ${'x'.repeat(106)}…", 1 attempt`,
+    );
   });
 
   test('the same exit with only its own bad requests in the ledger stays its error-exit', async () => {

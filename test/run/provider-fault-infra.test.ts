@@ -2,7 +2,9 @@
 // runtime upstream, on docker and on the process backend: a delivery whose model call got a provider 500 (after the
 // gateway's retries) and that exits 1, or whose stream the upstream cut mid-event, is an infra-error with the ledger
 // lines as evidence, dropped from the mean and counted; one that retried and wrote its answer is graded as usual.
-import { readFileSync, rmSync } from 'node:fs';
+// Issue 31: the same for a provider error sent inside the 200 stream, and for a provider that goes silent — seen by
+// the gateway's idle timeout (half the case's wall budget), or cut by the wall after a quarter of it in silence.
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type StubReply, type StubRequest, startStubServer } from '../../fixtures/stub-openai/server.js';
@@ -27,9 +29,20 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-async function run(delivery: string, sandbox: string) {
-  const out = path.join(tmp, `${path.basename(delivery)}-${sandbox}`);
-  const r = await heldout(['run', COMMISSION, '--delivery', delivery, '--sandbox', sandbox, '--out', out], {
+/** The commission with another wall budget: a copy in the test's temp dir. */
+function withWall(wallSeconds: number): string {
+  const dir = path.join(tmp, `commission-wall-${wallSeconds}`);
+  if (existsSync(dir)) return dir;
+  cpSync(COMMISSION, dir, { recursive: true });
+  const yaml = readFileSync(path.join(dir, 'commission.yaml'), 'utf8');
+  expect(yaml).toContain('wallSeconds: 30');
+  writeFileSync(path.join(dir, 'commission.yaml'), yaml.replace('wallSeconds: 30', `wallSeconds: ${wallSeconds}`));
+  return dir;
+}
+
+async function run(delivery: string, sandbox: string, { commission = COMMISSION, tag = '' } = {}) {
+  const out = path.join(tmp, `${path.basename(delivery)}${tag}-${sandbox}`);
+  const r = await heldout(['run', commission, '--delivery', delivery, '--sandbox', sandbox, '--out', out], {
     env: runtimeStubEnv(stub.baseURL),
   });
   const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8')).commissions[0];
@@ -78,6 +91,60 @@ describe.each(sandboxes)('provider faults through heldout run (%s sandbox)', (sa
       ]);
       expect(c).toMatchObject({ status: 'infra-error', result: null });
       expect(c.reason).toContain('provider_failure stream_truncated');
+    }
+    expect(summary.result).toMatchObject({ n: 0, infraErrors: 2 });
+  });
+
+  test('a provider error inside the 200 stream (a chat error chunk): the delivery saw it; infra-error, not error-exit 0', async () => {
+    script = () => ({ content: 'thirteen is a prime above ten', streamError: { message: 'The server had an error' } });
+    const { r, summary, ledger, caseOutput } = await run('fixtures/faults/truncated-stream', sandbox, {
+      tag: '-error',
+    });
+    expect(summary.cases.length, r.out).toBe(2);
+    for (const c of summary.cases) {
+      expect(JSON.parse(caseOutput(c.id, 'stream.json'))).toMatchObject({ error: 'server_error', done: false });
+      expect(ledger(c.id)).toEqual([
+        expect.objectContaining({
+          status: 200,
+          classification: 'provider_failure',
+          error: 'upstream_stream_error',
+          upstreamError: expect.objectContaining({ event: 'error', message: 'The server had an error' }),
+        }),
+      ]);
+      expect(c).toMatchObject({ status: 'infra-error', result: null });
+      expect(c.reason).toContain('200 provider_failure upstream_stream_error');
+      expect(c.reason).toContain('error-exit gate failed');
+    }
+    expect(summary.result).toMatchObject({ n: 0, infraErrors: 2 });
+  });
+
+  test("a provider that never answers: the gateway's idle timeout (half the 6 s wall) ends the call first; infra-error, not timeout 0", async () => {
+    script = () => ({ hang: true });
+    const commission = withWall(6);
+    const { r, summary, ledger } = await run('fixtures/faults/provider-500', sandbox, { commission, tag: '-silent' });
+    expect(summary.cases.length, r.out).toBe(2);
+    for (const c of summary.cases) {
+      expect(ledger(c.id)).toEqual([
+        expect.objectContaining({ status: 504, classification: 'transport_failure', error: 'upstream_timeout' }),
+      ]);
+      expect(c).toMatchObject({ status: 'infra-error', result: null });
+      expect(c.reason).toContain('error-exit gate failed');
+    }
+    expect(summary.result).toMatchObject({ n: 0, infraErrors: 2 });
+    expect(summary.failureModes).toMatchObject({ timeout: 0 });
+  });
+
+  test('a call silent for over a quarter of the 12 s wall when the wall kills the case: upstream_silent; infra-error, not timeout 0', async () => {
+    script = () => ({ hang: true });
+    const { r, summary, ledger } = await run('fixtures/faults/silent-at-wall', sandbox, { commission: withWall(12) });
+    expect(summary.cases.length, r.out).toBe(2);
+    for (const c of summary.cases) {
+      expect(ledger(c.id)).toEqual([
+        expect.objectContaining({ status: 499, classification: 'transport_failure', error: 'upstream_silent' }),
+      ]);
+      expect(c).toMatchObject({ status: 'infra-error', result: null });
+      expect(c.reason).toContain('transport_failure upstream_silent');
+      expect(c.reason).toContain('timeout gate failed');
     }
     expect(summary.result).toMatchObject({ n: 0, infraErrors: 2 });
   });

@@ -26,7 +26,7 @@ entry: python3 run_agent.py --input {input} --output {output}
 # (constraint-violation, rubric.yaml forbiddenOutputs).
 exitCodes: [0]
 budgets:                        # per case; left out: wallSeconds 600, memoryMb 4096, cpus 1, pids 256, …
-  wallSeconds: 60
+  wallSeconds: 60               # the gateway ends a model call silent for half of it (30 s): the provider's fault
   memoryMb: 512
   modelCalls: 0                 # no model in this example; an agent that calls one (through the gateway) needs calls
   modelTokens: 0
