@@ -144,6 +144,11 @@ export const harborSchema = z
     skillsDir: z.string().min(1).nullable().default(null),
     /** `[[steps]]`, in order; empty for a single-step task. */
     steps: z.array(harborStepSchema).default([]),
+    /**
+     * The reward keys the Result is made of (the rubric's dimensions); the verifier's other numbers are recorded.
+     * Empty: `reward` when the verifier writes it, else every key it writes.
+     */
+    score: z.array(z.string().min(1)).default([]),
     /** How a multi-step trial's reward is made from its steps' (Harbor's `multi_step_reward_strategy`). */
     rewardStrategy: z.enum(['mean', 'final']).default('mean'),
   })

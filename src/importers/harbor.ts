@@ -183,30 +183,17 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     .filter((f) => /^(tests\/|steps\/[^/]+\/tests\/)/.test(f))
     .map((f) => ({ path: f, text: readIfExists(path.join(taskDir, f)) ?? '' }));
   const rewards = rewardKeys(verifierFiles);
-  if (rewards.evidence.length)
-    notes.push(
-      `reward keys ${rewards.keys.join(', ')} (read from ${rewards.evidence.join(', ')}) are one dimension each, equally weighted; the Result is their mean × 100`,
-    );
-  else if (rewards.unreadJson)
-    notes.push(
-      'the verifier names reward.json but no key could be read from it: one dimension `reward` takes its `reward` key, its only key, or the mean of its keys',
-    );
+  notes.push(...rewardNotes(rewards));
+  harbor.score = rewards.keys;
   const taken = new Set<string>();
   const maxima = equalMaxima(rewards.keys.length);
   const dimensions = rewards.keys.map((key, i) => ({
     id: dimensionId(key, taken),
     title: key === 'reward' ? 'Harbor verifier reward' : `Harbor reward: ${key}`,
     max: maxima[i]!,
-    items: [
-      {
-        check: 'reward',
-        file: 'reward.json',
-        ...(rewards.keys.length > 1 || rewards.evidence.length ? { key } : {}),
-        points: maxima[i]!,
-        title: `reward.json ${key}`,
-      },
-    ],
+    items: [{ check: 'reward', file: 'reward.json', key, points: maxima[i]!, title: `reward.json ${key}` }],
   }));
+  notes.push(...solutionNotes(taskDir, declaredSteps));
 
   notes.push(...fetchNotes(taskDir));
 
@@ -265,6 +252,40 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     draft.account(f, became);
   for (const n of notes) draft.note(n);
   return { id, sourceName: path.basename(taskDir) };
+}
+
+/** How the verifier's reward files become the score, as notes. */
+function rewardNotes(r: ReturnType<typeof rewardKeys>): string[] {
+  const notes: string[] = [];
+  const from = r.evidence.length ? ` (read from ${r.evidence.join(', ')})` : '';
+  if (r.keys.length > 1)
+    notes.push(
+      `reward keys ${r.keys.join(', ')}${from} are one dimension each, equally weighted; the Result is their mean × 100`,
+    );
+  else if (r.recorded.length)
+    notes.push(
+      `the score is \`reward\`${r.writesTxt && !r.evidence.length ? '' : from}${r.writesTxt ? ', which Harbor takes from reward.txt when reward.json has none' : ''}; reward.json's other numbers (${r.recorded.join(', ')}) are recorded in the case's harbor-trial.json, never scored`,
+    );
+  else if (r.unreadJson)
+    notes.push(
+      `the verifier names reward.json but no key could be read from it: the score is its \`reward\`${r.writesTxt ? ' (or reward.txt merged in as `reward`, as Harbor does)' : ''}; a run without one is an infra-error naming the keys it wrote`,
+    );
+  notes.push(
+    'reward.json is read as Harbor reads it: its numbers kept, other values (text, booleans, lists) dropped; a score key outside [0, 1] is an infra-error, never clamped into full marks or 0',
+  );
+  return notes;
+}
+
+/** What `--oracle` and calibration have to run: a note for a task (or a step) without solve.sh. */
+function solutionNotes(taskDir: string, steps: string[]): string[] {
+  const has = (rel: string) => existsSync(path.join(taskDir, rel));
+  const top = has('solution/solve.sh');
+  const lacking = steps.length ? steps.filter((s) => !top && !has(`steps/${s}/solution/solve.sh`)) : top ? [] : [null];
+  if (!lacking.length) return [];
+  const what = lacking[0] === null ? 'no solution/ (solve.sh)' : `no solution for step ${lacking.join(', ')}`;
+  return [
+    `the task has ${what}: \`heldout run --oracle\` says so and runs nothing, and where the image is substituted no oracle calibrates it, so a delivery's reward below full there is an infra-error (full reward still grades)`,
+  ];
 }
 
 /** What each script of the task fetches when it runs, by phase: the phases that need a network. */

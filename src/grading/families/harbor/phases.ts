@@ -80,6 +80,16 @@ export async function stepWorkdir(
   return r.exitCode === 0 ? null : `setup.sh exited ${r.exitCode}: ${outputTail(`${r.stdout}${r.stderr}`, 8)}`;
 }
 
+/**
+ * The solution directory the oracle runs for a step (null: the single-step task): the step's own
+ * steps/<name>/solution/ where it has solve.sh, else the task's solution/ (Harbor's OracleAgent falls back to it);
+ * null when neither has solve.sh.
+ */
+export function solutionDir(taskDir: string, step: string | null): string | null {
+  const dirs = [...(step ? [path.join(taskDir, 'steps', step, 'solution')] : []), path.join(taskDir, 'solution')];
+  return dirs.find((d) => existsSync(path.join(d, 'solve.sh'))) ?? null;
+}
+
 /** The oracle: solution/ uploaded to /solution, solve.sh made executable and run, its output in /logs/agent/oracle.txt. */
 export async function runOracle(
   trial: TrialContainer,

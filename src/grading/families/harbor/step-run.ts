@@ -15,12 +15,20 @@ import {
   LOGS,
   runOracle,
   runVerifier,
+  solutionDir,
   stepWorkdir,
 } from './phases.js';
 import { judgeVerifier, outputTail, type Rewards, resolveTemplates } from './verdict.js';
 
 /** Where the case's own files are inside the trial container. */
 export const CASE = { dir: '/case', input: '/case/input.md', delivery: '/delivery' } as const;
+
+/** Why `--oracle` cannot run a task (or a step) that has no solve.sh. */
+export function noSolution(step: string | null): string {
+  return step
+    ? `this task has no solution for step ${step} (neither steps/${step}/solution/solve.sh nor solution/solve.sh): --oracle has nothing to run`
+    : 'this task has no solution (no solution/solve.sh): --oracle has nothing to run';
+}
 
 /** What one step did, as `harbor-trial.json` records it. */
 export interface StepRecord {
@@ -29,6 +37,8 @@ export interface StepRecord {
   rewards: Rewards | null;
   source?: string;
   warnings?: string[];
+  /** reward.json keys whose values are no numbers, dropped as Harbor drops them. */
+  dropped?: string[];
   artifactsMissing?: string[];
   stoppedBy?: string;
   /** The last lines of the verifier's output (the rest is in the step's verifier/ directory). */
@@ -84,8 +94,10 @@ export async function runStep(
   writeFileSync(instructionFile, instruction);
   await trial.put(instructionFile, CASE.input);
   const timeoutSeconds = step?.agentTimeoutSeconds ?? h.agent.timeoutSeconds ?? s.cfg.budgets.wallSeconds;
-  const ran = s.oracle
-    ? await runOracle(trial, path.join(stepDir, 'solution'), s.shell, {
+  const solution = s.oracle ? solutionDir(taskDir, step?.name ?? null) : null;
+  if (s.oracle && !solution) return { record, infra: noSolution(step?.name ?? null), ...none };
+  const ran = solution
+    ? await runOracle(trial, solution, s.shell, {
         user: agentUser,
         cwd: s.workdir,
         env: s.solutionEnv,
@@ -123,12 +135,14 @@ export async function runStep(
     timeoutSeconds: verifier.timeoutSeconds,
   });
   await collectLogArtifacts(trial, artifacts);
-  const verdict = judgeVerifier(run);
+  const verdict = judgeVerifier(run, h.score);
   if (verdict.kind === 'infra') return { record, infra: verdict.reason, ...said };
   record.rewards = verdict.rewards;
   record.source = verdict.source;
   record.outputTail = outputTail(run.output, 8, 800);
   if (verdict.warnings.length) record.warnings = verdict.warnings;
+  // Harbor drops a reward.json value that is no number (a note, a list); the record says which were.
+  if (verdict.dropped.length) record.dropped = verdict.dropped;
   return { record, ...said };
 
   function fill(command: string): string {
