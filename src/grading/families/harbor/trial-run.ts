@@ -83,17 +83,16 @@ function substitutedFault(t: TrialInput, o: TrialOutcome): string {
   // (an entrypoint a skipped RUN chmod +x would have made runnable, say).
   if (o.kind === 'infra' && o.atStart)
     return t.plan.notes[0] ? `${o.reason}; on ${on}${lacking(t.h, ' (not replayed: ', ')', true)}` : o.reason;
-  const what =
-    o.kind === 'infra'
-      ? `the task's own solution got no reward: ${o.reason}`
-      : `the task's own solution reached ${scoreText(o.reward, t.h)}, not full reward`;
   const img = t.h.image;
   const cause =
-    lacking(t.h, "What the substitute may lack is environment/Dockerfile's build, not replayed here: ", '') ||
+    lacking(t.h, "What it may lack is environment/Dockerfile's build, not replayed there: ", '') ||
     (img.dockerfile === null && img.prebuilt
       ? `What it lacks is the task's own image ${img.prebuilt}`
-      : `What it lacks is the task's image built from environment/Dockerfile (FROM ${img.base ?? '?'})`);
-  return `the environment cannot grade this task here: on ${on}, ${what}. ${cause}`;
+      : `It differs from the task's image built from environment/Dockerfile (FROM ${img.base ?? '?'})`);
+  const where = `on the substituted image ${t.plan.spec.image}`;
+  if (o.kind === 'reward')
+    return `the environment cannot grade this task here: ${where}, the task's own solution reached ${scoreText(o.reward, t.h)}, not full reward. ${cause}`;
+  return `the environment cannot grade this task here: ${where}, the task's own solution got no reward. ${cause}. Its trial: ${o.reason}`;
 }
 
 /**
@@ -181,7 +180,7 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
     if (oracle) return infra(substitutedFault(input, o));
     if (!calibrates && o.kind === 'reward')
       return infra(
-        `the environment cannot grade this task here: on ${plan.notes[0] ?? plan.spec.image}, the delivery reached ${scoreText(o.reward, h)}, and the task has no solution to calibrate the substitute with (a reward below full cannot be told from what it lacks${lacking(h, ': ', '')})`,
+        `the environment cannot grade this task here: on the substituted image ${plan.spec.image}, the delivery reached ${scoreText(o.reward, h)}, and the task has no solution to calibrate the substitute with (a reward below full cannot be told from what it lacks${lacking(h, ': ', '')})`,
       );
   }
   if (o.kind === 'infra') return infra(o.reason);
