@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stripCanary } from '../util/index.js';
 import { commissionId } from './commission-fields.js';
 import { type BuiltPackage, defineImporter, type ImportContext, type Importer } from './define-importer.js';
+import { datasetTasks, PACKAGE_REF, registryPaths } from './harbor-collections.js';
 import { readCompose } from './harbor-compose.js';
 import { type DockerfileFacts, readDockerfile } from './harbor-dockerfile.js';
 import { runtimeFetches } from './harbor-fetches.js';
@@ -36,31 +37,16 @@ const importHarborTask = defineImporter<HarborImportOptions>({ kind: 'harbor', b
 
 /** `importHarborTask`, refusing a registry file (`registry.json`) by what it is rather than as "not a directory". */
 export const importHarbor: Importer<HarborImportOptions> = async (source, outDir, options) => {
+  if (!existsSync(source) && PACKAGE_REF.test(source))
+    throw new ImportError(source, [
+      `a Harbor registry package reference (org/name@ref), not a task directory: heldout fetches nothing (no network); \`harbor download ${source}\` and import the directory it writes`,
+    ]);
   if (existsSync(source) && statSync(source).isFile() && path.basename(source) === 'registry.json')
     throw new ImportError(source, [
       `a Harbor registry, not a task: import each task it lists (heldout import harbor <dir>/<task>)${registryPaths(source)}`,
     ]);
   return importHarborTask(source, outDir, options);
 };
-
-/** The task paths a registry lists (`path` of any entry, as Harbor's and the cookbook's registries have), as text. */
-function registryPaths(file: string): string {
-  const found: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') {
-      const p = (v as Record<string, unknown>).path;
-      if (typeof p === 'string') found.push(p);
-      Object.values(v).forEach(walk);
-    }
-  };
-  try {
-    walk(JSON.parse(readFileSync(file, 'utf8')));
-  } catch {
-    return '';
-  }
-  return found.length ? `: ${[...new Set(found)].join(', ')}` : '';
-}
 
 function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportContext<HarborImportOptions>): BuiltPackage {
   const dataset = datasetTasks(taskDir);
@@ -112,7 +98,7 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     missing.push('task.toml: [task].name must be org/name (Harbor requires it once [task] exists)');
   if (missing.length > 0) throw new ImportError(source, missing);
 
-  const reading = readTaskToml(toml, { multiStep: has('steps') });
+  const reading = readTaskToml(toml, { multiStep: has('steps'), has });
   if (reading.unsupported.length)
     throw new ImportError(
       source,
@@ -304,20 +290,6 @@ function fetchNotes(taskDir: string): string[] {
     if (found.length) notes.push(`\`${f}\` fetches when it runs: ${found.join(', ')}; ${phase}`);
   }
   return notes;
-}
-
-/**
- * Why a directory that is no task but a collection of them (a Harbor registry's `registry.json`, or task
- * directories below it) is refused, naming its tasks, or null for anything else: one commission is one task.
- */
-function datasetTasks(dir: string): string | null {
-  if (existsSync(path.join(dir, 'task.toml')) || existsSync(path.join(dir, 'instruction.md'))) return null;
-  const below = subdirs(dir).filter((d) => existsSync(path.join(dir, d, 'task.toml')));
-  const registry = existsSync(path.join(dir, 'registry.json'));
-  if (!below.length && !registry) return null;
-  const what = registry ? 'a Harbor registry (registry.json)' : 'a directory of Harbor tasks';
-  const list = below.length ? `: ${below.join(', ')}` : '';
-  return `${what}, not a task: import each task directory (heldout import harbor <dir>/<task>)${list}`;
 }
 
 /** A compose healthcheck as a service's ready command, with a deadline its retries fit in. */

@@ -39,7 +39,9 @@ describe("Harbor's reward files", () => {
     expect(parseRewards(null, '1\n')).toEqual({ rewards: { reward: 1 }, source: 'reward.txt', dropped: [] });
     expect(parseRewards(null, null)).toBeNull();
     expect(parseRewards('', null)).toBe('reward.json is empty');
-    expect(parseRewards('{"a": "1"}', null)).toBe('reward.json holds no number (a is not a number, and Harbor drops them)');
+    expect(parseRewards('{"a": "1"}', null)).toBe(
+      'reward.json holds no number (a is not a number, and Harbor drops them)',
+    );
     expect(parseRewards('[1]', null)).toBe('reward.json is not an object of rewards');
     expect(parseRewards(null, 'yes')).toMatch(/not a number/);
   });

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { loadCommission } from '../../src/commission/index.js';
-import { importHarbor } from '../../src/importers/index.js';
 import { rewardKeys } from '../../src/importers/harbor-rewards.js';
+import { importHarbor } from '../../src/importers/index.js';
 import { dataDir, tmp } from './helpers.js';
 
 const fixture = (name: string) => path.resolve(import.meta.dirname, '../../fixtures/harbor', name);

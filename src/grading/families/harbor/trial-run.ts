@@ -12,11 +12,12 @@ import type { CommissionConfig, HarborConfig } from '../../../commission/index.j
 import type { Execution } from '../../../sandbox/index.js';
 import { stoppedGrade } from '../../grading-context.js';
 import type { CaseRun, CaseRunContext } from '../types.js';
-import { runTrial, TRIAL_RECORD, TRIAL_REWARD, type TrialInput, type TrialOutcome } from './trial-once.js';
-import { planTrial } from './trial-spec.js';
 import { solutionDir } from './phases.js';
 import { noSolution } from './step-run.js';
+import { runTrial, TRIAL_RECORD, TRIAL_REWARD, type TrialInput, type TrialOutcome } from './trial-once.js';
+import { planTrial } from './trial-spec.js';
 import { fullScore, resolveTemplates, scoreKeys } from './verdict.js';
+import { verifierImages } from './verifier-env.js';
 
 /** The task's directory inside the commission: the oracle delivery is this directory. */
 export function harborDir(commission: { dir: string; config: CommissionConfig }): string | null {
@@ -166,6 +167,13 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
     ...(spec.gateway && !oracle ? { gateway: spec.gateway } : {}),
     env: { environment: env.env, verifier: verifierEnv.env, solution: solutionEnv.env },
   };
+  let verifiers: Record<string, string>;
+  try {
+    verifiers = await verifierImages(h, commission.dir, caseRef.id, backend.build?.bind(backend), spec.outputDir);
+  } catch (err) {
+    return infra(`the verifier's own environment could not be built: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (Object.keys(verifiers).length) input.verifierImages = verifiers;
   const missingSolution = unsolved(taskDir, h);
   if (oracle && missingSolution !== undefined) return infra(noSolution(missingSolution));
   // Without a solution nothing calibrates the substitute: a full score still grades, anything less cannot be told
