@@ -234,10 +234,19 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     serviceContexts,
     hasCompose: composeText !== null,
     steps: declaredSteps,
+    verifierContexts: verifierContexts(harbor),
   }))
     draft.account(f, became);
   for (const n of notes) draft.note(n);
   return { id, sourceName: path.basename(taskDir) };
+}
+
+/** The tests directories (relative to the task) separate verifiers' images are built from. */
+function verifierContexts(harbor: Record<string, unknown>): string[] {
+  type V = { separate?: { context: string; dockerfile: string | null } | null };
+  const all = [harbor.verifier as V, ...((harbor.steps as { verifier: V }[]) ?? []).map((s) => s.verifier)];
+  const out = all.flatMap((v) => (v?.separate?.dockerfile ? [v.separate.context.replace(/^harbor\//, '')] : []));
+  return [...new Set(out)];
 }
 
 /** How the verifier's reward files become the score, as notes. */

@@ -34,6 +34,9 @@ describe.skipIf(!engine)(engine ? 'a separate verifier environment' : 'separate 
   test('imported as Harbor resolves it: separate, built from tests/, one main-container collect hook', async () => {
     const h = (await loadCommission(commission)).config.harbor!;
     expect(h.verifier.separate).toMatchObject({ image: null, context: 'harbor/tests', dockerfile: 'Dockerfile' });
+    expect(readFileSync(path.join(commission, 'IMPORT-NOTES.md'), 'utf8')).toContain(
+      "| `tests/Dockerfile` | the separate verifier's image build context (tests/Dockerfile builds it; the image owns /tests)",
+    );
     expect(h.verifier.collect).toEqual([
       { command: 'cp /app/state.txt /logs/artifacts/state-snapshot.txt', timeoutSeconds: 10, user: null },
     ]);
