@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { subdirs } from './source-files.js';
 import { parseToml } from './toml.js';
@@ -10,6 +11,18 @@ import { asObject, asText } from './values.js';
  */
 
 /** Harbor's package reference `org/name@ref` (a tag, a revision or `sha256:` digest). */
+/**
+ * The directory Harbor's cache holds a package at (`~/.cache/harbor/tasks/packages/<org>/<name>/<digest>`, where
+ * `harbor download --cache` puts it), for a reference by digest; null for a tag or revision (only the registry
+ * resolves those) or a package not in the cache.
+ */
+export function cachedPackage(ref: string, home = os.homedir()): string | null {
+  const m = /^([^/]+)\/([^@]+)@sha256:([0-9a-f]+)$/.exec(ref);
+  if (!m) return null;
+  const dir = path.join(home, '.cache/harbor/tasks/packages', m[1]!, m[2]!, m[3]!);
+  return existsSync(path.join(dir, 'task.toml')) ? dir : null;
+}
+
 export const PACKAGE_REF = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*@[\w.:-]+$/;
 
 /** The tasks a Harbor dataset manifest (dataset.toml) lists, as `org/name@ref`, or null when it cannot be read. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { stripCanary } from '../util/index.js';
 import { commissionId } from './commission-fields.js';
 import { type BuiltPackage, defineImporter, type ImportContext, type Importer } from './define-importer.js';
-import { datasetTasks, PACKAGE_REF, registryPaths } from './harbor-collections.js';
+import { cachedPackage, datasetTasks, PACKAGE_REF, registryPaths } from './harbor-collections.js';
 import { readCompose } from './harbor-compose.js';
 import { type DockerfileFacts, readDockerfile } from './harbor-dockerfile.js';
 import { runtimeFetches } from './harbor-fetches.js';
@@ -37,10 +37,14 @@ const importHarborTask = defineImporter<HarborImportOptions>({ kind: 'harbor', b
 
 /** `importHarborTask`, refusing a registry file (`registry.json`) by what it is rather than as "not a directory". */
 export const importHarbor: Importer<HarborImportOptions> = async (source, outDir, options) => {
-  if (!existsSync(source) && PACKAGE_REF.test(source))
+  if (!existsSync(source) && PACKAGE_REF.test(source)) {
+    // A package by digest already in Harbor's cache is the task Harbor would run: imported from there.
+    const cached = cachedPackage(source);
+    if (cached) return importHarborTask(cached, outDir, options);
     throw new ImportError(source, [
-      `a Harbor registry package reference (org/name@ref), not a task directory: heldout fetches nothing (no network); \`harbor download ${source}\` and import the directory it writes`,
+      `a Harbor registry package reference (org/name@ref) that is not in Harbor's cache (~/.cache/harbor/tasks/packages, by digest): heldout fetches nothing (no network); \`harbor download ${source}\` and import the directory it writes`,
     ]);
+  }
   if (existsSync(source) && statSync(source).isFile() && path.basename(source) === 'registry.json')
     throw new ImportError(source, [
       `a Harbor registry, not a task: import each task it lists (heldout import harbor <dir>/<task>)${registryPaths(source)}`,

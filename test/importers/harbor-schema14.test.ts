@@ -4,9 +4,10 @@
  * its build context; collect hooks in main are kept, in sidecars refused by name. Registry references
  * (`org/name@ref`) and dataset manifests are refused naming what to download.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { cachedPackage } from '../../src/importers/harbor-collections.js';
 import { readTaskToml } from '../../src/importers/harbor-task.js';
 import { type ImportError, importHarbor } from '../../src/importers/index.js';
 import { parseToml } from '../../src/importers/toml.js';
@@ -79,8 +80,26 @@ describe('registry references', () => {
 
   test('org/name@ref is a registry package: refused, saying how to get the directory', async () => {
     expect(await missing('harbor/hello-world@latest')).toEqual([
-      'a Harbor registry package reference (org/name@ref), not a task directory: heldout fetches nothing (no network); `harbor download harbor/hello-world@latest` and import the directory it writes',
+      "a Harbor registry package reference (org/name@ref) that is not in Harbor's cache (~/.cache/harbor/tasks/packages, by digest): heldout fetches nothing (no network); `harbor download harbor/hello-world@latest` and import the directory it writes",
     ]);
+  });
+
+  test("org/name@sha256:<digest> in Harbor's cache is imported from there, as Harbor would run it", async () => {
+    const home = tmp('harbor-home');
+    const digest = 'ab12cd34';
+    const dir = path.join(home, '.cache/harbor/tasks/packages/heldout/hello', digest);
+    cpSync(path.resolve(import.meta.dirname, '../../fixtures/importers/harbor-hello'), dir, { recursive: true });
+    expect(cachedPackage(`heldout/hello@sha256:${digest}`, home)).toBe(dir);
+    expect(cachedPackage('heldout/hello@latest', home)).toBeNull();
+    expect(cachedPackage('heldout/hello@sha256:ffff', home)).toBeNull();
+    const before = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const r = await importHarbor(`heldout/hello@sha256:${digest}`, path.join(tmp('harbor-ref'), 'c'));
+      expect(r.id).toBe('hello-greeting');
+    } finally {
+      process.env.HOME = before;
+    }
   });
 
   test('a dataset manifest is refused naming its tasks as org/name@digest', async () => {
