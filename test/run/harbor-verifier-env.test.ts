@@ -2,7 +2,8 @@
  * Harbor schema 1.4 run as Harbor runs it (fixtures/harbor/separate-verifier, through `heldout run --sandbox
  * docker`): the verifier in its own container built from tests/Dockerfile, seeing the declared artifact at its path,
  * /logs/artifacts and what a `[[verifier.collect]]` hook snapshotted in the main container — and nothing else the
- * agent left (its /tmp, its /app). The oracle scores 1 only so; a nop delivery scores 0.
+ * agent left (its /tmp, its /app). The oracle scores 1 only so; a nop delivery scores 0. Per step
+ * (fixtures/harbor/separate-verifier-steps): a shared step sees the agent's container, a separate one only its own.
  */
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -73,3 +74,31 @@ describe.skipIf(!engine)(engine ? 'a separate verifier environment' : 'separate 
     expect(trial.steps[0].warnings.join('\n')).toMatch(/collect hook `cp \/app\/state\.txt/);
   });
 });
+
+describe.skipIf(!engine)(
+  engine ? 'separate verifiers per step' : 'separate verifiers per step — skipped: no engine',
+  () => {
+    test('step one shared, step two in its own environment (built from tests/, its workdir): the oracle scores 1 on each', async () => {
+      await ensureRuntimeImage();
+      const root = mkdtempSync(path.join(os.tmpdir(), 'heldout-harbor-sepv-steps-'));
+      const commission = path.join(root, 'task');
+      await importHarbor(path.join(repoRoot, 'fixtures/harbor/separate-verifier-steps'), commission);
+      const h = (await loadCommission(commission)).config.harbor!;
+      expect(h.steps.map((s) => [s.name, s.verifier.separate?.workdir ?? null])).toEqual([
+        ['one', null],
+        ['two', '/workspace'],
+      ]);
+      const out = path.join(root, 'out');
+      const r = await heldout(['run', commission, '--oracle', '--out', out, '--sandbox', 'docker']);
+      const trialDir = path.join(out, 'cases/separate-verifier-steps/oracle/heldout/task-t1');
+      const trial = JSON.parse(readFileSync(path.join(trialDir, 'harbor-trial.json'), 'utf8'));
+      expect(
+        trial.steps.map((s: { name: string; rewards: unknown }) => [s.name, s.rewards]),
+        r.out.slice(-3000),
+      ).toEqual([
+        ['one', { reward: 1 }],
+        ['two', { reward: 1 }],
+      ]);
+    });
+  },
+);
