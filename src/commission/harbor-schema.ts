@@ -38,6 +38,36 @@ export const harborArtifactSchema = z
   })
   .strict();
 
+/** One `[[verifier.collect]]` hook in the main container: run after the agent, before the artifacts are collected. */
+export const harborCollectSchema = z
+  .object({
+    command: z.string().min(1),
+    timeoutSeconds: z.number().positive().default(60),
+    /** null: the container's user. */
+    user: z.string().min(1).nullable().default(null),
+  })
+  .strict();
+
+/**
+ * A verifier in its own environment (schema 1.4 `environment_mode = "separate"`): a fresh container of `image`, or
+ * of the image built from `dockerfile` in `context` (the task's tests/, which the image owns as /tests), given only
+ * the artifacts the agent's container handed over.
+ */
+export const harborSeparateVerifierSchema = z
+  .object({
+    /** `[verifier.environment].docker_image` (or the task environment's, when it is the copy); null: build. */
+    image: z.string().min(1).nullable().default(null),
+    /** The tests directory (relative to the commission) the verifier image is built from. */
+    context: insidePath,
+    /** The Dockerfile in `context` (its name); null when the image is `image`. */
+    dockerfile: z.string().min(1).nullable().default(null),
+    workdir: z.string().min(1).nullable().default(null),
+    memoryMb: z.number().positive().nullable().default(null),
+    cpus: z.number().positive().nullable().default(null),
+    network: z.enum(['public', 'no-network', 'allowlist']).default('public'),
+  })
+  .strict();
+
 export const harborVerifierSchema = z
   .object({
     /** Harbor's default is 600 s. */
@@ -45,8 +75,14 @@ export const harborVerifierSchema = z
     env: envSchema,
     /** The user test.sh runs as; null: the image's USER. */
     user: z.string().min(1).nullable().default(null),
+    /** Collect hooks in the main container (the task's, then the step's). */
+    collect: z.array(harborCollectSchema).default([]),
+    /** null: the verifier runs in the agent's container (Harbor's `shared`). */
+    separate: harborSeparateVerifierSchema.nullable().default(null),
   })
   .strict();
+
+const VERIFIER_DEFAULT = { timeoutSeconds: 600, env: {}, user: null, collect: [], separate: null };
 
 /** One `COPY`/`ADD` of the Dockerfile's final stage: sources relative to the build context, the destination inside. */
 export const harborCopySchema = z
@@ -108,7 +144,7 @@ export const harborStepSchema = z
     /** The step's agent timeout; null: the task's `[agent].timeout_sec`. */
     agentTimeoutSeconds: z.number().positive().nullable().default(null),
     agentUser: z.string().min(1).nullable().default(null),
-    verifier: harborVerifierSchema.default({ timeoutSeconds: 600, env: {}, user: null }),
+    verifier: harborVerifierSchema.default(VERIFIER_DEFAULT),
     healthcheck: harborHealthcheckSchema.nullable().default(null),
     artifacts: z.array(harborArtifactSchema).default([]),
   })
@@ -130,7 +166,7 @@ export const harborSchema = z
       })
       .strict()
       .default({ timeoutSeconds: null, user: null }),
-    verifier: harborVerifierSchema.default({ timeoutSeconds: 600, env: {}, user: null }),
+    verifier: harborVerifierSchema.default(VERIFIER_DEFAULT),
     /** `[solution].env`: set only while the oracle's solve.sh runs. */
     solutionEnv: envSchema,
     image: harborImageSchema,
@@ -144,6 +180,11 @@ export const harborSchema = z
     skillsDir: z.string().min(1).nullable().default(null),
     /** `[[steps]]`, in order; empty for a single-step task. */
     steps: z.array(harborStepSchema).default([]),
+    /**
+     * The reward keys the Result is made of (the rubric's dimensions); the verifier's other numbers are recorded.
+     * Empty: `reward` when the verifier writes it, else every key it writes.
+     */
+    score: z.array(z.string().min(1)).default([]),
     /** How a multi-step trial's reward is made from its steps' (Harbor's `multi_step_reward_strategy`). */
     rewardStrategy: z.enum(['mean', 'final']).default('mean'),
   })
@@ -154,3 +195,5 @@ export type HarborStep = z.output<typeof harborStepSchema>;
 export type HarborHealthcheck = z.output<typeof harborHealthcheckSchema>;
 export type HarborArtifact = z.output<typeof harborArtifactSchema>;
 export type HarborImage = z.output<typeof harborImageSchema>;
+export type HarborVerifier = z.output<typeof harborVerifierSchema>;
+export type HarborSeparateVerifier = z.output<typeof harborSeparateVerifierSchema>;

@@ -193,7 +193,8 @@ async function runCheckInner(item: CheckItem, ctx: CheckContext): Promise<CheckR
 
 /**
  * A reward file's share of its points (Harbor's reward.json: a flat object of numbers). With `key`, that key's value;
- * without, `reward` when present, else the only key, else the mean of all keys. Clamped to [0, 1], saying so.
+ * without, `reward` when present, else the only key, else the mean of all keys. A value outside [0, 1] is the
+ * evaluator's setup fault (`CheckSetupError`), never clamped into full marks or 0.
  */
 export function rewardScore(file: string, key: string | undefined, doc: unknown): CheckResult {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
@@ -218,9 +219,10 @@ export function rewardScore(file: string, key: string | undefined, doc: unknown)
   }
   if (typeof value !== 'number' || !Number.isFinite(value))
     return { score: 0, evidence: `${file} ${what} is not a number (found ${show(value)})` };
-  const score = Math.min(1, Math.max(0, value));
-  const clamped = score === value ? '' : ` (outside [0, 1]: counted as ${score})`;
-  return { score, evidence: `${file} ${what} = ${value}${clamped}` };
+  // A reward outside [0, 1] is on a scale heldout does not know (a count, a percentage): never clamped into marks.
+  if (value < 0 || value > 1)
+    throw new CheckSetupError(`${file} ${what} = ${value} is outside [0, 1]: no share of the points to grade`);
+  return { score: value, evidence: `${file} ${what} = ${value}` };
 }
 
 function containsScore(where: string, expected: unknown, found: unknown): CheckResult {

@@ -13,6 +13,8 @@ export interface TaskLayout {
   serviceContexts: Record<string, string>;
   hasCompose: boolean;
   steps: string[];
+  /** Tests directories a separate verifier's image is built from (`tests`, `steps/<name>/tests`). */
+  verifierContexts?: string[];
 }
 
 /** Files Harbor itself never reads, and why they are in a task directory. */
@@ -80,6 +82,9 @@ export function accountFiles(layout: TaskLayout): Map<string, string> {
       if (svc && svc[1] !== '.') became = `build context of compose service \`${svc[0]}\``;
       else if (dest) became = `in the image at ${dest} (COPY)`;
       else became = 'in the build context only (no COPY of the final stage names it)';
+    } else if (layout.verifierContexts?.some((c) => f.startsWith(`${c}/`))) {
+      const c = layout.verifierContexts.find((x) => f.startsWith(`${x}/`))!;
+      became = `the separate verifier's image build context (${c}/Dockerfile builds it; the image owns /tests)`;
     } else if (f === 'tests/test.sh')
       became = 'the verifier: uploaded to /tests and run as /tests/test.sh after the agent';
     else if (f.startsWith('tests/'))

@@ -1,3 +1,4 @@
+import { readVerifierExtras, type VerifierContext } from './harbor-verifier.js';
 import type { TomlTable } from './toml.js';
 import { asNumber, asObject, asStringList, asText } from './values.js';
 
@@ -146,8 +147,14 @@ function phaseNetwork(t: Record<string, unknown> | null, where: string, notes: s
     );
 }
 
-/** Reads a parsed task.toml; see `TaskTomlReading`. */
-export function readTaskToml(toml: TomlTable, opts: { multiStep: boolean }): TaskTomlReading {
+/**
+ * Reads a parsed task.toml; see `TaskTomlReading`. `has` says whether the task has a file (a separate verifier's
+ * tests/Dockerfile).
+ */
+export function readTaskToml(
+  toml: TomlTable,
+  opts: { multiStep: boolean; has?: (rel: string) => boolean },
+): TaskTomlReading {
   const notes: string[] = [];
   const unsupported: string[] = [];
   const task = asObject(toml.task);
@@ -175,9 +182,8 @@ export function readTaskToml(toml: TomlTable, opts: { multiStep: boolean }): Tas
   if (os !== 'linux') unsupported.push(`[environment].os = "${os}" (heldout runs Linux containers only)`);
   if ((asNumber(env?.gpus) ?? 0) > 0) unsupported.push(`[environment].gpus = ${env!.gpus} (heldout gives no GPUs)`);
   if (env?.tpu !== undefined) unsupported.push('[environment].tpu (heldout gives no TPUs)');
-  if (verifier?.environment !== undefined || verifier?.environment_mode === 'separate')
-    unsupported.push('[verifier.environment] / environment_mode = "separate" (a verifier in its own environment)');
-  if (verifier?.collect !== undefined) unsupported.push('[[verifier.collect]] (collect hooks run in compose services)');
+  const vctx: VerifierContext = { environment: env, taskVerifier: verifier, has: opts.has ?? (() => false) };
+  const extras = readVerifierExtras(verifier, null, vctx, notes, unsupported);
   for (const [k, why] of [
     ['storage_mb', "Harbor's docker provider ignores it too"],
     ['storage', "Harbor's docker provider ignores it too"],
@@ -239,6 +245,8 @@ export function readTaskToml(toml: TomlTable, opts: { multiStep: boolean }): Tas
       timeoutSeconds: asNumber(verifier?.timeout_sec) ?? VERIFIER_DEFAULT,
       env: verifierEnv,
       user: asText(verifier?.user) ?? (typeof verifier?.user === 'number' ? String(verifier.user) : null),
+      collect: extras.collect,
+      separate: extras.separate,
     },
     solutionEnv,
     healthcheck: healthcheck(env?.healthcheck),
@@ -265,7 +273,7 @@ export function readTaskToml(toml: TomlTable, opts: { multiStep: boolean }): Tas
   if (Array.isArray(toml.steps)) {
     if (!opts.multiStep) notes.push('[[steps]] is declared but the task has no steps/ directory');
     const steps = (toml.steps as unknown[]).map((s, i) =>
-      readStep(asObject(s) ?? {}, i, agentTimeout, notes, unsupported),
+      readStep(asObject(s) ?? {}, i, agentTimeout, vctx, notes, unsupported),
     );
     harbor.steps = steps;
     budgets.wallSeconds = steps.reduce(
@@ -290,6 +298,7 @@ function readStep(
   s: Record<string, unknown>,
   i: number,
   taskAgentTimeout: number | null,
+  vctx: VerifierContext,
   notes: string[],
   unsupported: string[],
 ): Record<string, unknown> {
@@ -300,9 +309,7 @@ function readStep(
   const verifier = asObject(s.verifier);
   phaseNetwork(agent, `${where} agent`, notes);
   phaseNetwork(verifier, `${where} verifier`, notes);
-  if (verifier?.environment !== undefined || verifier?.environment_mode === 'separate')
-    unsupported.push(`${where}: a separate verifier environment`);
-  if (verifier?.collect !== undefined) unsupported.push(`${where}: [[verifier.collect]] hooks`);
+  const extras = readVerifierExtras(verifier, name, vctx, notes, unsupported);
   let minReward: unknown = null;
   if (asNumber(s.min_reward) !== null) minReward = s.min_reward;
   else if (asObject(s.min_reward)) minReward = asObject(s.min_reward);
@@ -317,6 +324,8 @@ function readStep(
       timeoutSeconds: asNumber(verifier?.timeout_sec) ?? VERIFIER_DEFAULT,
       env: envTable(verifier?.env, `${where} verifier.env`, notes),
       user: asText(verifier?.user),
+      collect: extras.collect,
+      separate: extras.separate,
     },
     healthcheck: healthcheck(s.healthcheck),
     artifacts: artifacts(s.artifacts, `${where} artifacts`, notes),

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { stripCanary } from '../util/index.js';
 import { commissionId } from './commission-fields.js';
 import { type BuiltPackage, defineImporter, type ImportContext, type Importer } from './define-importer.js';
+import { cachedPackage, datasetTasks, PACKAGE_REF, registryPaths } from './harbor-collections.js';
 import { readCompose } from './harbor-compose.js';
 import { type DockerfileFacts, readDockerfile } from './harbor-dockerfile.js';
 import { runtimeFetches } from './harbor-fetches.js';
@@ -36,31 +37,20 @@ const importHarborTask = defineImporter<HarborImportOptions>({ kind: 'harbor', b
 
 /** `importHarborTask`, refusing a registry file (`registry.json`) by what it is rather than as "not a directory". */
 export const importHarbor: Importer<HarborImportOptions> = async (source, outDir, options) => {
+  if (!existsSync(source) && PACKAGE_REF.test(source)) {
+    // A package by digest already in Harbor's cache is the task Harbor would run: imported from there.
+    const cached = cachedPackage(source);
+    if (cached) return importHarborTask(cached, outDir, options);
+    throw new ImportError(source, [
+      `a Harbor registry package reference (org/name@ref) that is not in Harbor's cache (~/.cache/harbor/tasks/packages, by digest): heldout fetches nothing (no network); \`harbor download ${source}\` and import the directory it writes`,
+    ]);
+  }
   if (existsSync(source) && statSync(source).isFile() && path.basename(source) === 'registry.json')
     throw new ImportError(source, [
       `a Harbor registry, not a task: import each task it lists (heldout import harbor <dir>/<task>)${registryPaths(source)}`,
     ]);
   return importHarborTask(source, outDir, options);
 };
-
-/** The task paths a registry lists (`path` of any entry, as Harbor's and the cookbook's registries have), as text. */
-function registryPaths(file: string): string {
-  const found: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') {
-      const p = (v as Record<string, unknown>).path;
-      if (typeof p === 'string') found.push(p);
-      Object.values(v).forEach(walk);
-    }
-  };
-  try {
-    walk(JSON.parse(readFileSync(file, 'utf8')));
-  } catch {
-    return '';
-  }
-  return found.length ? `: ${[...new Set(found)].join(', ')}` : '';
-}
 
 function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportContext<HarborImportOptions>): BuiltPackage {
   const dataset = datasetTasks(taskDir);
@@ -112,7 +102,7 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     missing.push('task.toml: [task].name must be org/name (Harbor requires it once [task] exists)');
   if (missing.length > 0) throw new ImportError(source, missing);
 
-  const reading = readTaskToml(toml, { multiStep: has('steps') });
+  const reading = readTaskToml(toml, { multiStep: has('steps'), has });
   if (reading.unsupported.length)
     throw new ImportError(
       source,
@@ -183,30 +173,17 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     .filter((f) => /^(tests\/|steps\/[^/]+\/tests\/)/.test(f))
     .map((f) => ({ path: f, text: readIfExists(path.join(taskDir, f)) ?? '' }));
   const rewards = rewardKeys(verifierFiles);
-  if (rewards.evidence.length)
-    notes.push(
-      `reward keys ${rewards.keys.join(', ')} (read from ${rewards.evidence.join(', ')}) are one dimension each, equally weighted; the Result is their mean × 100`,
-    );
-  else if (rewards.unreadJson)
-    notes.push(
-      'the verifier names reward.json but no key could be read from it: one dimension `reward` takes its `reward` key, its only key, or the mean of its keys',
-    );
+  notes.push(...rewardNotes(rewards));
+  harbor.score = rewards.keys;
   const taken = new Set<string>();
   const maxima = equalMaxima(rewards.keys.length);
   const dimensions = rewards.keys.map((key, i) => ({
     id: dimensionId(key, taken),
     title: key === 'reward' ? 'Harbor verifier reward' : `Harbor reward: ${key}`,
     max: maxima[i]!,
-    items: [
-      {
-        check: 'reward',
-        file: 'reward.json',
-        ...(rewards.keys.length > 1 || rewards.evidence.length ? { key } : {}),
-        points: maxima[i]!,
-        title: `reward.json ${key}`,
-      },
-    ],
+    items: [{ check: 'reward', file: 'reward.json', key, points: maxima[i]!, title: `reward.json ${key}` }],
   }));
+  notes.push(...solutionNotes(taskDir, declaredSteps));
 
   notes.push(...fetchNotes(taskDir));
 
@@ -261,10 +238,53 @@ function buildHarbor({ source, sourceDir: taskDir, options, draft }: ImportConte
     serviceContexts,
     hasCompose: composeText !== null,
     steps: declaredSteps,
+    verifierContexts: verifierContexts(harbor),
   }))
     draft.account(f, became);
   for (const n of notes) draft.note(n);
   return { id, sourceName: path.basename(taskDir) };
+}
+
+/** The tests directories (relative to the task) separate verifiers' images are built from. */
+function verifierContexts(harbor: Record<string, unknown>): string[] {
+  type V = { separate?: { context: string; dockerfile: string | null } | null };
+  const all = [harbor.verifier as V, ...((harbor.steps as { verifier: V }[]) ?? []).map((s) => s.verifier)];
+  const out = all.flatMap((v) => (v?.separate?.dockerfile ? [v.separate.context.replace(/^harbor\//, '')] : []));
+  return [...new Set(out)];
+}
+
+/** How the verifier's reward files become the score, as notes. */
+function rewardNotes(r: ReturnType<typeof rewardKeys>): string[] {
+  const notes: string[] = [];
+  const from = r.evidence.length ? ` (read from ${r.evidence.join(', ')})` : '';
+  if (r.keys.length > 1)
+    notes.push(
+      `reward keys ${r.keys.join(', ')}${from} are one dimension each, equally weighted; the Result is their mean × 100`,
+    );
+  else if (r.recorded.length)
+    notes.push(
+      `the score is \`reward\`${r.writesTxt && !r.evidence.length ? '' : from}${r.writesTxt ? ', which Harbor takes from reward.txt when reward.json has none' : ''}; reward.json's other numbers (${r.recorded.join(', ')}) are recorded in the case's harbor-trial.json, never scored`,
+    );
+  else if (r.unreadJson)
+    notes.push(
+      `the verifier names reward.json but no key could be read from it: the score is its \`reward\`${r.writesTxt ? ' (or reward.txt merged in as `reward`, as Harbor does)' : ''}; a run without one is an infra-error naming the keys it wrote`,
+    );
+  notes.push(
+    'reward.json is read as Harbor reads it: its numbers kept, other values (text, booleans, lists) dropped; a score key outside [0, 1] is an infra-error, never clamped into full marks or 0',
+  );
+  return notes;
+}
+
+/** What `--oracle` and calibration have to run: a note for a task (or a step) without solve.sh. */
+function solutionNotes(taskDir: string, steps: string[]): string[] {
+  const has = (rel: string) => existsSync(path.join(taskDir, rel));
+  const top = has('solution/solve.sh');
+  const lacking = steps.length ? steps.filter((s) => !top && !has(`steps/${s}/solution/solve.sh`)) : top ? [] : [null];
+  if (!lacking.length) return [];
+  const what = lacking[0] === null ? 'no solution/ (solve.sh)' : `no solution for step ${lacking.join(', ')}`;
+  return [
+    `the task has ${what}: \`heldout run --oracle\` says so and runs nothing, and where the image is substituted no oracle calibrates it, so a delivery's reward below full there is an infra-error (full reward still grades)`,
+  ];
 }
 
 /** What each script of the task fetches when it runs, by phase: the phases that need a network. */
@@ -283,20 +303,6 @@ function fetchNotes(taskDir: string): string[] {
     if (found.length) notes.push(`\`${f}\` fetches when it runs: ${found.join(', ')}; ${phase}`);
   }
   return notes;
-}
-
-/**
- * Why a directory that is no task but a collection of them (a Harbor registry's `registry.json`, or task
- * directories below it) is refused, naming its tasks, or null for anything else: one commission is one task.
- */
-function datasetTasks(dir: string): string | null {
-  if (existsSync(path.join(dir, 'task.toml')) || existsSync(path.join(dir, 'instruction.md'))) return null;
-  const below = subdirs(dir).filter((d) => existsSync(path.join(dir, d, 'task.toml')));
-  const registry = existsSync(path.join(dir, 'registry.json'));
-  if (!below.length && !registry) return null;
-  const what = registry ? 'a Harbor registry (registry.json)' : 'a directory of Harbor tasks';
-  const list = below.length ? `: ${below.join(', ')}` : '';
-  return `${what}, not a task: import each task directory (heldout import harbor <dir>/<task>)${list}`;
 }
 
 /** A compose healthcheck as a service's ready command, with a deadline its retries fit in. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { rewardScore } from '../../src/grading/checks.js';
+import { CheckSetupError, rewardScore } from '../../src/grading/checks.js';
 import {
   judgeVerifier,
   meetsMinReward,
@@ -31,11 +31,17 @@ const CANONICAL_OFFLINE = `/tests/test.sh: line 3: apt-get: command not found
 
 describe("Harbor's reward files", () => {
   test('reward.json first (a flat object of numbers), else reward.txt as `reward`', () => {
-    expect(parseRewards('{"a": 1, "b": 0.5}', '0')).toEqual({ rewards: { a: 1, b: 0.5 }, source: 'reward.json' });
-    expect(parseRewards(null, '1\n')).toEqual({ rewards: { reward: 1 }, source: 'reward.txt' });
+    expect(parseRewards('{"a": 1, "b": 0.5}', null)).toEqual({
+      rewards: { a: 1, b: 0.5 },
+      source: 'reward.json',
+      dropped: [],
+    });
+    expect(parseRewards(null, '1\n')).toEqual({ rewards: { reward: 1 }, source: 'reward.txt', dropped: [] });
     expect(parseRewards(null, null)).toBeNull();
     expect(parseRewards('', null)).toBe('reward.json is empty');
-    expect(parseRewards('{"a": "1"}', null)).toBe('reward.json: a is not a number');
+    expect(parseRewards('{"a": "1"}', null)).toBe(
+      'reward.json holds no number (a is not a number, and Harbor drops them)',
+    );
     expect(parseRewards('[1]', null)).toBe('reward.json is not an object of rewards');
     expect(parseRewards(null, 'yes')).toMatch(/not a number/);
   });
@@ -74,7 +80,7 @@ describe('a verifier that could not run is never the delivery’s 0', () => {
 
   test("a command missing in the delivery's own script is the delivery's 0, not an infra-error", () => {
     const v = judgeVerifier(run({ output: '/app/greet.sh: line 2: figlet: command not found\n', rewardTxt: '0' }));
-    expect(v).toEqual({ kind: 'reward', rewards: { reward: 0 }, source: 'reward.txt', warnings: [] });
+    expect(v).toEqual({ kind: 'reward', rewards: { reward: 0 }, source: 'reward.txt', warnings: [], dropped: [] });
   });
 
   test('no network, a missing test framework, exit 127, a timeout, a missing interpreter: infra', () => {
@@ -159,7 +165,7 @@ describe('env templates', () => {
 });
 
 describe('the reward check', () => {
-  test('a key, `reward`, the only key, or the mean of all; clamped to [0, 1]', () => {
+  test('a key, `reward`, the only key, or the mean of all; one outside [0, 1] is the setup fault, never clamped', () => {
     expect(rewardScore('r.json', 'b', { a: 1, b: 0.25 })).toEqual({ score: 0.25, evidence: 'r.json b = 0.25' });
     expect(rewardScore('r.json', 'c', { a: 1 }).score).toBe(0);
     expect(rewardScore('r.json', undefined, { reward: 0.5, x: 1 }).score).toBe(0.5);
@@ -168,6 +174,10 @@ describe('the reward check', () => {
       score: 0.5,
       evidence: 'r.json mean of a, b = 0.5',
     });
-    expect(rewardScore('r.json', undefined, { reward: 3 }).evidence).toMatch(/outside \[0, 1\]: counted as 1/);
+    expect(() => rewardScore('r.json', undefined, { reward: 3 })).toThrow(CheckSetupError);
+    expect(() => rewardScore('r.json', 'checks_total', { reward: 0, checks_total: 4 })).toThrow(
+      /checks_total = 4 is outside \[0, 1\]/,
+    );
+    expect(() => rewardScore('r.json', 'reward', { reward: -0.5 })).toThrow(CheckSetupError);
   });
 });

@@ -206,8 +206,15 @@ describe.skipIf(!existsSync(cookbook('multi-step')))('what the real recipes beco
     expect(await refuse((t) => t.replace('[environment]', '[environment]\ngpus = 1'))).toEqual([
       'unsupported: [environment].gpus = 1 (heldout gives no GPUs)',
     ]);
-    expect(await refuse((t) => `${t}\n[verifier.environment]\ndocker_image = "x"\n`)).toEqual([
-      'unsupported: [verifier.environment] / environment_mode = "separate" (a verifier in its own environment)',
+    // Schema 1.4: what this machine cannot run is refused by name; the rest runs (harbor-verifier-env.test.ts).
+    expect(await refuse((t) => `${t}\n[verifier.environment]\nos = "windows"\n`)).toEqual([
+      'unsupported: [verifier]: a verifier environment with os = "windows"',
+      'unsupported: [verifier]: a separate verifier environment with neither tests/Dockerfile nor a docker_image (Harbor has nothing to build it from)',
+    ]);
+    expect(
+      await refuse((t) => `${t}\n[[verifier.collect]]\nservice = "db"\ncommand = "pg_dump > /dump.sql"\n`),
+    ).toEqual([
+      'unsupported: [verifier] [[verifier.collect]] in compose service db (heldout runs commands only in the main container)',
     ]);
   });
 });

@@ -110,7 +110,13 @@ describe('the reward keys a verifier writes', () => {
         text: `python3 -c "\nimport json\njson.dump({'correctness': $c, 'performance': $p}, open('/logs/verifier/reward.json', 'w'))\n"`,
       },
     ]);
-    expect(multi).toEqual({ keys: ['correctness', 'performance'], evidence: ['tests/test.sh:3'], unreadJson: false });
+    expect(multi).toEqual({
+      keys: ['correctness', 'performance'],
+      recorded: [],
+      evidence: ['tests/test.sh:3'],
+      unreadJson: false,
+      writesTxt: false,
+    });
     expect(rewardKeys([{ path: 'tests/test.sh', text: 'echo 1 > /logs/verifier/reward.txt' }]).keys).toEqual([
       'reward',
     ]);

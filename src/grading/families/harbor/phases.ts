@@ -80,6 +80,16 @@ export async function stepWorkdir(
   return r.exitCode === 0 ? null : `setup.sh exited ${r.exitCode}: ${outputTail(`${r.stdout}${r.stderr}`, 8)}`;
 }
 
+/**
+ * The solution directory the oracle runs for a step (null: the single-step task): the step's own
+ * steps/<name>/solution/ where it has solve.sh, else the task's solution/ (Harbor's OracleAgent falls back to it);
+ * null when neither has solve.sh.
+ */
+export function solutionDir(taskDir: string, step: string | null): string | null {
+  const dirs = [...(step ? [path.join(taskDir, 'steps', step, 'solution')] : []), path.join(taskDir, 'solution')];
+  return dirs.find((d) => existsSync(path.join(d, 'solve.sh'))) ?? null;
+}
+
 /** The oracle: solution/ uploaded to /solution, solve.sh made executable and run, its output in /logs/agent/oracle.txt. */
 export async function runOracle(
   trial: TrialContainer,
@@ -133,19 +143,21 @@ export function shebangOf(file: string): string | null {
 /**
  * The verifier: /tests emptied and filled from `testDirs` in order (a later one overrides), /logs/verifier emptied,
  * test.sh made executable and run as `(/tests/test.sh) > /logs/verifier/test-stdout.txt 2>&1` in the workdir;
- * then /logs/verifier is copied out to `into` and read.
+ * then /logs/verifier is copied out to `into` and read. With `ownTests` (the host copy of the test.sh a separate
+ * verifier image owns), /tests is the image's and nothing is uploaded.
  */
 export async function runVerifier(
   trial: TrialContainer,
   testDirs: string[],
   shell: 'bash' | 'sh',
   into: string,
-  opts: { user?: string; cwd: string; env: Record<string, string>; timeoutSeconds: number },
+  opts: { user?: string; cwd: string; env: Record<string, string>; timeoutSeconds: number; ownTests?: string },
 ): Promise<VerifierRun> {
-  await asRoot(trial, `rm -rf /tests && mkdir -p /tests && find ${LOGS.verifier} -mindepth 1 -delete`);
-  for (const d of testDirs) if (existsSync(d)) await trial.put(d, '/tests');
+  const fresh = opts.ownTests ? '' : 'rm -rf /tests && mkdir -p /tests && ';
+  await asRoot(trial, `${fresh}find ${LOGS.verifier} -mindepth 1 -delete`);
+  if (!opts.ownTests) for (const d of testDirs) if (existsSync(d)) await trial.put(d, '/tests');
   await asRoot(trial, 'chmod +x /tests/test.sh');
-  let script = '';
+  let script = opts.ownTests ?? '';
   for (const d of testDirs) if (existsSync(path.join(d, 'test.sh'))) script = path.join(d, 'test.sh');
   const interpreter = shebangOf(script);
   let missingInterpreter: string | null = null;
@@ -156,7 +168,12 @@ export async function runVerifier(
   }
   const r = missingInterpreter
     ? { exitCode: 127, timedOut: false, stdout: '', stderr: '', wallMs: 0 }
-    : await trial.exec([shell, '-c', `(/tests/test.sh) > ${LOGS.verifier}/test-stdout.txt 2>&1`], opts);
+    : await trial.exec([shell, '-c', `(/tests/test.sh) > ${LOGS.verifier}/test-stdout.txt 2>&1`], {
+        ...(opts.user ? { user: opts.user } : {}),
+        cwd: opts.cwd,
+        env: opts.env,
+        timeoutSeconds: opts.timeoutSeconds,
+      });
   await trial.get(LOGS.verifier, into);
   // What the container wrote is read as outputs are: a link is never followed out of the directory.
   const read = (f: string) => {

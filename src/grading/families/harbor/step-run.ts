@@ -15,12 +15,21 @@ import {
   LOGS,
   runOracle,
   runVerifier,
+  solutionDir,
   stepWorkdir,
 } from './phases.js';
 import { judgeVerifier, outputTail, type Rewards, resolveTemplates } from './verdict.js';
+import { runCollectHooks, runSeparateVerifier, type SeparateRun } from './verifier-env.js';
 
 /** Where the case's own files are inside the trial container. */
 export const CASE = { dir: '/case', input: '/case/input.md', delivery: '/delivery' } as const;
+
+/** Why `--oracle` cannot run a task (or a step) that has no solve.sh. */
+export function noSolution(step: string | null): string {
+  return step
+    ? `this task has no solution for step ${step} (neither steps/${step}/solution/solve.sh nor solution/solve.sh): --oracle has nothing to run`
+    : 'this task has no solution (no solution/solve.sh): --oracle has nothing to run';
+}
 
 /** What one step did, as `harbor-trial.json` records it. */
 export interface StepRecord {
@@ -29,6 +38,8 @@ export interface StepRecord {
   rewards: Rewards | null;
   source?: string;
   warnings?: string[];
+  /** reward.json keys whose values are no numbers, dropped as Harbor drops them. */
+  dropped?: string[];
   artifactsMissing?: string[];
   stoppedBy?: string;
   /** The last lines of the verifier's output (the rest is in the step's verifier/ directory). */
@@ -51,6 +62,9 @@ export interface StepInput {
   solutionEnv: Record<string, string>;
   out: string;
   caseInput: string;
+  /** Opens a separate verifier's container, and the image each runs (by step name, `task` for a single step). */
+  openVerifier?: SeparateRun['open'];
+  verifierImages?: Record<string, string>;
 }
 
 /** One step (a single-step task is one step named `task`): setup, agent, artifacts, verifier, verdict. */
@@ -84,8 +98,10 @@ export async function runStep(
   writeFileSync(instructionFile, instruction);
   await trial.put(instructionFile, CASE.input);
   const timeoutSeconds = step?.agentTimeoutSeconds ?? h.agent.timeoutSeconds ?? s.cfg.budgets.wallSeconds;
-  const ran = s.oracle
-    ? await runOracle(trial, path.join(stepDir, 'solution'), s.shell, {
+  const solution = s.oracle ? solutionDir(taskDir, step?.name ?? null) : null;
+  if (s.oracle && !solution) return { record, infra: noSolution(step?.name ?? null), ...none };
+  const ran = solution
+    ? await runOracle(trial, solution, s.shell, {
         user: agentUser,
         cwd: s.workdir,
         env: s.solutionEnv,
@@ -110,25 +126,51 @@ export async function runStep(
       });
   record.agent = { exitCode: ran.exitCode, timedOut: ran.timedOut, wallMs: ran.wallMs };
   const said = { stdout: ran.stdout, stderr: ran.stderr };
+  const verifier = step?.verifier ?? h.verifier;
+  // Harbor runs the task's collect hooks, then the step's, before it collects the artifacts they may write.
+  const hooks = [...h.verifier.collect, ...(step ? step.verifier.collect : [])];
+  const hookFailures = await runCollectHooks(trial, hooks, s.shell, s.workdir);
   const artifacts = path.join(s.out, 'artifacts');
-  const missing = await collectArtifacts(trial, [...h.artifacts, ...(step?.artifacts ?? [])], artifacts);
+  const declared = [...h.artifacts, ...(step?.artifacts ?? [])];
+  const missing = await collectArtifacts(trial, declared, artifacts);
   if (missing.length) record.artifactsMissing = missing;
 
   const testDirs = [path.join(taskDir, 'tests'), ...(step ? [path.join(stepDir, 'tests')] : [])];
-  const verifier = step?.verifier ?? h.verifier;
-  const run = await runVerifier(trial, testDirs, s.shell, path.join(s.out, 'verifier'), {
+  const opts = {
     user: verifier.user ?? h.verifier.user ?? undefined,
-    cwd: s.workdir,
     env: { ...s.verifierEnv, ...resolveTemplates(step?.verifier.env ?? {}, process.env).env },
     timeoutSeconds: verifier.timeoutSeconds,
-  });
-  await collectLogArtifacts(trial, artifacts);
-  const verdict = judgeVerifier(run);
+  };
+  const into = path.join(s.out, 'verifier');
+  const sep = verifier.separate;
+  const image = s.verifierImages?.[step?.name ?? 'task'];
+  let run: Awaited<ReturnType<typeof runVerifier>>;
+  if (sep && !(image && s.openVerifier))
+    return { record, infra: "the verifier's own environment has no image (it was not built)", ...said };
+  if (sep && image && s.openVerifier) {
+    const testScript = path.resolve(taskDir, path.relative(h.dir, sep.context), 'test.sh');
+    run = await runSeparateVerifier(trial, {
+      open: s.openVerifier,
+      image,
+      sep,
+      declared,
+      artifactsDir: artifacts,
+      testScript,
+      into,
+      opts,
+    });
+  } else {
+    run = await runVerifier(trial, testDirs, s.shell, into, { ...opts, cwd: s.workdir });
+    await collectLogArtifacts(trial, artifacts);
+  }
+  const verdict = judgeVerifier(run, h.score);
   if (verdict.kind === 'infra') return { record, infra: verdict.reason, ...said };
   record.rewards = verdict.rewards;
   record.source = verdict.source;
   record.outputTail = outputTail(run.output, 8, 800);
-  if (verdict.warnings.length) record.warnings = verdict.warnings;
+  if (verdict.warnings.length || hookFailures.length) record.warnings = [...hookFailures, ...verdict.warnings];
+  // Harbor drops a reward.json value that is no number (a note, a list); the record says which were.
+  if (verdict.dropped.length) record.dropped = verdict.dropped;
   return { record, ...said };
 
   function fill(command: string): string {

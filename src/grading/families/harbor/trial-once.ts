@@ -40,6 +40,8 @@ export interface TrialInput {
   caseInput: string;
   gateway?: GatewayAttachment;
   env: { environment: Record<string, string>; verifier: Record<string, string>; solution: Record<string, string> };
+  /** The images separate verifiers run (verifier-env.ts `verifierImages`). */
+  verifierImages?: Record<string, string>;
 }
 
 export type TrialOutcome =
@@ -120,6 +122,20 @@ export async function runTrial(t: TrialInput): Promise<TrialOutcome> {
         solutionEnv: t.env.solution,
         out: step ? path.join(t.outDir, 'steps', step.name) : t.outDir,
         caseInput: t.caseInput,
+        ...(t.verifierImages ? { verifierImages: t.verifierImages } : {}),
+        openVerifier: (img, sep) =>
+          t.openTrial({
+            ...t.ids,
+            caseId: `${t.ids.caseId}-verifier${step ? `-${step.name}` : ''}`,
+            image: img,
+            ...(sep.workdir ? { workdir: sep.workdir } : {}),
+            limits: {
+              memoryMb: sep.memoryMb ?? cfg.budgets.memoryMb,
+              cpus: sep.cpus ?? cfg.budgets.cpus,
+              pids: cfg.budgets.pids,
+            },
+            network: sep.network !== 'no-network',
+          }),
       });
       steps.push(rec.record);
       agent.stdout += rec.stdout;

@@ -8,13 +8,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CommissionConfig } from '../../../commission/index.js';
+import type { CommissionConfig, HarborConfig } from '../../../commission/index.js';
 import type { Execution } from '../../../sandbox/index.js';
 import { stoppedGrade } from '../../grading-context.js';
 import type { CaseRun, CaseRunContext } from '../types.js';
+import { solutionDir } from './phases.js';
+import { noSolution } from './step-run.js';
 import { runTrial, TRIAL_RECORD, TRIAL_REWARD, type TrialInput, type TrialOutcome } from './trial-once.js';
 import { planTrial } from './trial-spec.js';
-import { resolveTemplates } from './verdict.js';
+import { fullScore, resolveTemplates, scoreKeys } from './verdict.js';
+import { verifierImages } from './verifier-env.js';
 
 /** The task's directory inside the commission: the oracle delivery is this directory. */
 export function harborDir(commission: { dir: string; config: CommissionConfig }): string | null {
@@ -22,7 +25,14 @@ export function harborDir(commission: { dir: string; config: CommissionConfig })
   return h ? path.resolve(commission.dir, h.dir) : null;
 }
 
-const fullReward = (o: TrialOutcome) => o.kind === 'reward' && Object.values(o.reward).every((v) => v >= 1);
+/** Full marks on the commission's score keys (the other numbers the verifier writes are only recorded). */
+const fullReward = (o: TrialOutcome, h: HarborConfig) => o.kind === 'reward' && fullScore(o.reward, h.score);
+
+/** The first step (null: the single-step task) that has no solve.sh for the oracle, or undefined when all have. */
+function unsolved(taskDir: string, h: HarborConfig): string | null | undefined {
+  const steps = h.steps.length ? h.steps.map((s) => s.name) : [null];
+  return steps.find((s) => solutionDir(taskDir, s) === null);
+}
 
 /** One calibration per commission and image in this process, shared by its cases. */
 const calibrations = new Map<string, Promise<string | null>>();
@@ -42,7 +52,7 @@ function calibrate(t: TrialInput): Promise<string | null> {
           outDir,
           ids: { ...t.ids, caseId: `${t.ids.caseId}-oracle` },
         });
-        return fullReward(o) ? null : substitutedFault(t, o);
+        return fullReward(o, t.h) ? null : substitutedFault(t, o);
       } finally {
         rmSync(outDir, { recursive: true, force: true });
       }
@@ -61,19 +71,43 @@ function resolveServiceEnv(env: Record<string, string> | undefined): {
   return { env: r.env, missing: r.missing };
 }
 
+/** The score a trial reached, as a reason quotes it: `reward 0.8`, or each score key's value. */
+function scoreText(reward: Record<string, number>, h: HarborConfig): string {
+  const keys = scoreKeys(reward, h.score);
+  return keys.map((k) => `${k} ${Object.hasOwn(reward, k) ? reward[k] : 'absent'}`).join(', ') || 'no reward';
+}
+
+/** Why a substituted environment cannot grade, naming what failed and what the substitute lacks. */
 function substitutedFault(t: TrialInput, o: TrialOutcome): string {
+  const on = t.plan.notes[0] ?? `the substituted image ${t.plan.spec.image}`;
   // A container that never started fails every trial the same way: that is the fault, with what the substitute lacks
   // (an entrypoint a skipped RUN chmod +x would have made runnable, say).
   if (o.kind === 'infra' && o.atStart)
-    return t.plan.notes[0] ? `${o.reason}; on ${t.plan.notes[0]}${skippedList(t.h.image.skipped)}` : o.reason;
-  const what = o.kind === 'infra' ? o.reason : `reward ${JSON.stringify(o.reward)}`;
-  return `the environment cannot grade this task here: on ${t.plan.notes[0] ?? `the substituted image ${t.plan.spec.image}`}, the task's own solution does not reach full reward (${what}). What is missing is the task's image built from environment/Dockerfile${skippedList(t.h.image.skipped)}`;
+    return t.plan.notes[0] ? `${o.reason}; on ${on}${lacking(t.h, ' (not replayed: ', ')', true)}` : o.reason;
+  const img = t.h.image;
+  const cause =
+    lacking(t.h, "What it may lack is environment/Dockerfile's build, not replayed there: ", '') ||
+    (img.dockerfile === null && img.prebuilt
+      ? `What it lacks is the task's own image ${img.prebuilt}`
+      : `It differs from the task's image built from environment/Dockerfile (FROM ${img.base ?? '?'})`);
+  const where = `on the substituted image ${t.plan.spec.image}`;
+  if (o.kind === 'reward')
+    return `the environment cannot grade this task here: ${where}, the task's own solution reached ${scoreText(o.reward, t.h)}, not full reward. ${cause}`;
+  return `the environment cannot grade this task here: ${where}, the task's own solution got no reward. ${cause}. Its trial: ${o.reason}`;
 }
 
-function skippedList(skipped: string[]): string {
-  if (!skipped.length) return '';
-  const shown = skipped.slice(0, 3).map((s) => `\`${s.length > 60 ? `${s.slice(0, 57)}…` : s}\``);
-  return ` (not replayed: ${shown.join(', ')}${skipped.length > 3 ? ` and ${skipped.length - 3} more` : ''})`;
+/**
+ * The Dockerfile steps a replay skipped, quoted whole enough to show what each installs (the installing and
+ * fetching ones first unless `asWritten`), or '' when none was.
+ */
+function lacking(h: HarborConfig, before: string, after: string, asWritten = false): string {
+  const all = h.image.skipped.map((s) => s.replace(/\s*\\\n\s*/g, ' ').replace(/\s+/g, ' '));
+  if (!all.length) return '';
+  const builds = (s: string) => /\b(install|clone|curl|wget|fetch|add|get)\b/i.test(s);
+  const ordered = asWritten ? all : [...all.filter(builds), ...all.filter((s) => !builds(s))];
+  const shown = ordered.slice(0, 3).map((s) => `\`${s.length > 240 ? `${s.slice(0, 237)}…` : s}\``);
+  const more = all.length > 3 ? ` and ${all.length - 3} more` : '';
+  return `${before}${shown.join(', ')}${more}${after}`;
 }
 
 /** Runs one case × trial of a harbor commission; see the file comment. */
@@ -133,12 +167,30 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
     ...(spec.gateway && !oracle ? { gateway: spec.gateway } : {}),
     env: { environment: env.env, verifier: verifierEnv.env, solution: solutionEnv.env },
   };
-  if (plan.substituted && !oracle) {
+  let verifiers: Record<string, string>;
+  try {
+    verifiers = await verifierImages(h, commission.dir, caseRef.id, backend.build?.bind(backend), spec.outputDir);
+  } catch (err) {
+    return infra(`the verifier's own environment could not be built: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (Object.keys(verifiers).length) input.verifierImages = verifiers;
+  const missingSolution = unsolved(taskDir, h);
+  if (oracle && missingSolution !== undefined) return infra(noSolution(missingSolution));
+  // Without a solution nothing calibrates the substitute: a full score still grades, anything less cannot be told
+  // from what the substitute lacks.
+  const calibrates = plan.substituted && !oracle && missingSolution === undefined;
+  if (calibrates) {
     const fault = await calibrate(input);
     if (fault) return infra(fault);
   }
   const o = await runTrial(input);
-  if (plan.substituted && oracle && !fullReward(o)) return infra(substitutedFault(input, o));
+  if (plan.substituted && !fullReward(o, h)) {
+    if (oracle) return infra(substitutedFault(input, o));
+    if (!calibrates && o.kind === 'reward')
+      return infra(
+        `the environment cannot grade this task here: on the substituted image ${plan.spec.image}, the delivery reached ${scoreText(o.reward, h)}, and the task has no solution to calibrate the substitute with (a reward below full cannot be told from what it lacks${lacking(h, ': ', '')})`,
+      );
+  }
   if (o.kind === 'infra') return infra(o.reason);
 
   const last = [...o.steps].reverse().find((s) => s.agent);
@@ -153,8 +205,9 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
   const stderr = o.agent.stderr;
   const notes = [
     ...o.notes,
-    ...(plan.substituted && !oracle
-      ? ["the task's oracle reached full reward on this environment first (calibration)"]
+    ...(calibrates ? ["the task's oracle reached full reward on this environment first (calibration)"] : []),
+    ...(plan.substituted && !oracle && !calibrates
+      ? ['the task has no solution to calibrate this substituted environment; its full score stands']
       : []),
   ];
   const execution: Execution = {

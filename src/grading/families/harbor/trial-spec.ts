@@ -82,7 +82,7 @@ export function planTrial(h: HarborConfig, commissionDir: string, image: string,
   );
   if (img.skipped.length)
     notes.push(
-      `not replayed from environment/Dockerfile: ${img.skipped.map((s) => (s.length > 70 ? `${s.slice(0, 67)}…` : s)).join(' · ')}`,
+      `not replayed from environment/Dockerfile: ${img.skipped.map((s) => (s.length > 200 ? `${s.slice(0, 197)}…` : s)).join(' · ')}`,
     );
   return {
     spec: {

@@ -1,6 +1,7 @@
 /**
- * What a Harbor verifier's run means (pure). Harbor reads /logs/verifier/reward.json (a flat object of numbers)
- * first, then reward.txt (one number, key `reward`), and ignores test.sh's exit code. heldout grades the delivery
+ * What a Harbor verifier's run means (pure). Harbor reads /logs/verifier/reward.json (its numbers; reward.txt
+ * merged in as `reward` where it has none) first, then reward.txt (one number, key `reward`), and ignores test.sh's
+ * exit code. The score is the commission's score keys; the other numbers are recorded. heldout grades the delivery
  * only on a verifier that ran: one that wrote no reward, timed out, lacked its interpreter, or wrote a partial
  * reward while its own scripts reported a missing command, its test framework missing or no network, could not
  * judge the delivery, so the case is an infra-error carrying the verifier's output — never the delivery's 0.
@@ -24,7 +25,7 @@ export interface VerifierRun {
 }
 
 export type Verdict =
-  | { kind: 'reward'; rewards: Rewards; source: 'reward.json' | 'reward.txt'; warnings: string[] }
+  | { kind: 'reward'; rewards: Rewards; source: RewardSource; warnings: string[]; dropped: string[] }
   | { kind: 'infra'; reason: string };
 
 /** The last lines of the verifier's output, for a reason or the evidence. */
@@ -33,11 +34,29 @@ export function outputTail(text: string, lines = 12, chars = 1500): string {
   return (t.length > chars ? t.slice(-chars) : t) || '(no output)';
 }
 
-/** Parses reward.json / reward.txt by Harbor's rules; a string is why the file is not a reward. */
+/** Where a verifier's rewards came from: Harbor merges reward.txt into a reward.json that has no `reward`. */
+export type RewardSource = 'reward.json' | 'reward.txt' | 'reward.json + reward.txt';
+
+/** reward.txt as Harbor reads it (Python's float() of the whole text); a string is why it is not a number. */
+function parseRewardTxt(txt: string): number | string {
+  const t = txt.trim();
+  if (t === '') return 'reward.txt is empty';
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(t))
+    return `reward.txt is not a number: ${JSON.stringify(t.slice(0, 40))}`;
+  const n = Number(t);
+  return Number.isFinite(n) ? n : `reward.txt is not a finite number: ${t}`;
+}
+
+/**
+ * Parses reward.json / reward.txt by Harbor's rules (its verifier.py): reward.json first, keeping its numbers and
+ * dropping every other value (strings, booleans, lists); where it has no numeric `reward`, reward.txt's number is
+ * merged in as `reward`. Else reward.txt alone. A string is why the files hold no reward; `dropped` names the keys
+ * left out.
+ */
 export function parseRewards(
   json: string | null,
   txt: string | null,
-): { rewards: Rewards; source: 'reward.json' | 'reward.txt' } | string | null {
+): { rewards: Rewards; source: RewardSource; dropped: string[] } | string | null {
   if (json !== null) {
     if (json.trim() === '') return 'reward.json is empty';
     let doc: unknown;
@@ -48,21 +67,54 @@ export function parseRewards(
     }
     if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return 'reward.json is not an object of rewards';
     const entries = Object.entries(doc as Record<string, unknown>);
-    if (entries.length === 0) return 'reward.json holds no reward';
-    const bad = entries.filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v)).map(([k]) => k);
-    if (bad.length) return `reward.json: ${bad.join(', ')} ${bad.length === 1 ? 'is not a number' : 'are not numbers'}`;
-    return { rewards: Object.fromEntries(entries) as Rewards, source: 'reward.json' };
+    const numeric = entries.filter(([, v]) => typeof v === 'number' && Number.isFinite(v)) as [string, number][];
+    const dropped = entries.filter(([, v]) => typeof v !== 'number' || !Number.isFinite(v)).map(([k]) => k);
+    const rewards: Rewards = Object.fromEntries(numeric);
+    let source: RewardSource = 'reward.json';
+    if (!Object.hasOwn(rewards, 'reward') && txt !== null) {
+      const n = parseRewardTxt(txt);
+      if (typeof n === 'number') {
+        rewards.reward = n;
+        source = 'reward.json + reward.txt';
+      }
+    }
+    if (Object.keys(rewards).length === 0)
+      return entries.length === 0
+        ? 'reward.json holds no reward'
+        : `reward.json holds no number (${dropped.join(', ')} ${dropped.length === 1 ? 'is not a number' : 'are not numbers'}, and Harbor drops them)`;
+    return { rewards, source, dropped };
   }
   if (txt !== null) {
-    const t = txt.trim();
-    if (t === '') return 'reward.txt is empty';
-    // Python's float() of the whole text, as Harbor reads it.
-    if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?(inf|infinity|nan)$/i.test(t))
-      return `reward.txt is not a number: ${JSON.stringify(t.slice(0, 40))}`;
-    const n = Number(t);
-    if (!Number.isFinite(n)) return `reward.txt is not a finite number: ${t}`;
-    return { rewards: { reward: n }, source: 'reward.txt' };
+    const n = parseRewardTxt(txt);
+    return typeof n === 'number' ? { rewards: { reward: n }, source: 'reward.txt', dropped: [] } : n;
   }
+  return null;
+}
+
+/**
+ * The reward keys that are the score: the ones the commission declares (its rubric's), else `reward` when the
+ * verifier wrote it, else every key it wrote (a multi-reward verifier). The other numbers are only recorded.
+ */
+export function scoreKeys(rewards: Rewards, declared: readonly string[]): string[] {
+  if (declared.length) return [...declared];
+  return Object.hasOwn(rewards, 'reward') ? ['reward'] : Object.keys(rewards);
+}
+
+/** True when every score key is at its full value (1 or more): what the oracle must reach to calibrate. */
+export function fullScore(rewards: Rewards, declared: readonly string[]): boolean {
+  const keys = scoreKeys(rewards, declared);
+  return keys.length > 0 && keys.every((k) => Object.hasOwn(rewards, k) && rewards[k]! >= 1);
+}
+
+/** Why the score keys cannot be graded as a share of full marks (one absent, one outside [0, 1]), or null. */
+export function scoreProblem(rewards: Rewards, declared: readonly string[], source: string): string | null {
+  const keys = scoreKeys(rewards, declared);
+  const absent = keys.filter((k) => !Object.hasOwn(rewards, k));
+  if (absent.length)
+    return `its ${source} has no ${absent.join(', ')} (the score this commission grades; it wrote ${JSON.stringify(rewards)})`;
+  const out = keys.filter((k) => rewards[k]! < 0 || rewards[k]! > 1);
+  if (out.length)
+    return `its ${source} ${out.map((k) => `${k} = ${rewards[k]}`).join(', ')} is outside [0, 1], so it is no share of full marks (heldout never counts it as full or as 0)`;
   return null;
 }
 
@@ -106,11 +158,8 @@ function describe(p: ReturnType<typeof missingPieces>): string[] {
   return out;
 }
 
-/** True when every reward is at its full value (1 or more). */
-const full = (r: Rewards) => Object.values(r).every((v) => v >= 1);
-
-/** The verdict on one verifier run; see the file comment. */
-export function judgeVerifier(run: VerifierRun): Verdict {
+/** The verdict on one verifier run, graded on the `declared` score keys (see `scoreKeys`); see the file comment. */
+export function judgeVerifier(run: VerifierRun, declared: readonly string[] = []): Verdict {
   const tail = outputTail(run.output);
   if (run.timedOut)
     return {
@@ -133,7 +182,10 @@ export function judgeVerifier(run: VerifierRun): Verdict {
   }
   if (typeof parsed === 'string')
     return { kind: 'infra', reason: `the verifier's reward is unreadable: ${parsed}; last output:\n${tail}` };
-  if (!full(parsed.rewards)) {
+  const problem = scoreProblem(parsed.rewards, declared, parsed.source);
+  if (problem)
+    return { kind: 'infra', reason: `the verifier's reward cannot be graded: ${problem}; last output:\n${tail}` };
+  if (!fullScore(parsed.rewards, declared)) {
     if (pieces.length)
       return {
         kind: 'infra',
@@ -145,7 +197,7 @@ export function judgeVerifier(run: VerifierRun): Verdict {
         reason: `the verifier could not run: tests/test.sh exited 127 (a command it runs is missing); last output:\n${tail}`,
       };
   }
-  return { kind: 'reward', rewards: parsed.rewards, source: parsed.source, warnings: pieces };
+  return { kind: 'reward', rewards: parsed.rewards, source: parsed.source, warnings: pieces, dropped: parsed.dropped };
 }
 
 /** Harbor's `min_reward` gate: a number gates `reward`, an object gates each of its keys; a missing key fails. */
