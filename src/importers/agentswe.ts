@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type AccountRow, accountMarkdown, FileAccount, layoutDisposition } from './agentswe-account.js';
-import { artifactsFrom } from './agentswe-artifacts.js';
+import { artifactsFrom, interfaceOutputs } from './agentswe-artifacts.js';
 import { budgetsFrom } from './agentswe-budgets.js';
 import { importCases } from './agentswe-cases.js';
 import { entryFor } from './agentswe-entry.js';
@@ -65,7 +65,8 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
       `refused: the cases are encrypted rows (task.json encrypted_rows: ${asText(encrypted.bundle) ?? 'a bundle'}) that AgentSWE decrypts only when it stages the task; decrypt them by the package's scheme into benchmark/dev_cases/ and benchmark/test_cases/ of a copy kept outside any repository ("do not commit or publish the plaintext"), then import that copy`,
     ]);
   const texts = importRequirement(layout, draft, account, missing);
-  const { plan } = readRubricPlan(layout, account, note, missing);
+  const outputs = texts['02'] ? interfaceOutputs(texts['02']).files : [];
+  const { plan } = readRubricPlan(layout, account, note, missing, outputs);
   const cases = importCases(layout, protocol, draft, account, missing);
   if (missing.length > 0) throw new ImportError(source, missing);
 
@@ -112,7 +113,7 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
   if (!native)
     for (const [i, c] of (plan?.ceilings ?? []).entries())
       note(
-        `ceiling ${c.id ?? `ceiling-${i + 1}`}${c.max === null ? ' (graded)' : ` ≤ ${c.max}`}${c.section ? ` from "${c.section}"` : ''}: ${c.max === null ? 'in every judge text' : 'a total ceiling the judge decides'} — ${c.condition.slice(0, 160)}`,
+        `ceiling ${c.id ?? `ceiling-${i + 1}`}${c.max === null ? ' (graded)' : ` ≤ ${c.max}`}${c.band ? ` (tiered: band ${c.band})` : ''}${c.section ? ` from "${c.section}"` : ''}: ${c.max === null ? 'in every judge text' : 'a total ceiling the judge decides'} — ${c.condition.slice(0, 160)}`,
       );
   for (const n of plan?.negative ?? []) note(`not a zero rule (kept as judge guidance): "${n}"`);
   if (layout.family === 'editing') {

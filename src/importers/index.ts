@@ -15,7 +15,7 @@ export {
   planRubric,
   type RubricPlan,
 } from './agentswe-rubric.js';
-export { scanRules, zeroConditions } from './agentswe-rules.js';
+export { scanRules, tieredCap, zeroConditions } from './agentswe-rules.js';
 export {
   type BuiltPackage,
   defineImporter,
