@@ -4,6 +4,7 @@ import { artifactsFrom, interfaceOutputs } from './agentswe-artifacts.js';
 import { budgetsFrom } from './agentswe-budgets.js';
 import { importCases } from './agentswe-cases.js';
 import { entryFor } from './agentswe-entry.js';
+import { editingLoopNeeds, externalServicesFrom } from './agentswe-external.js';
 import { copyStarter, editingFrom } from './agentswe-family.js';
 import { detectLayout, parseObject } from './agentswe-layout.js';
 import { importRequirement } from './agentswe-requirement.js';
@@ -70,8 +71,15 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
   const cases = importCases(layout, protocol, draft, account, missing);
   if (missing.length > 0) throw new ImportError(source, missing);
 
+  const external = externalServicesFrom(taskJson, texts, cases, note);
   const entry = entryFor(layout.family, texts['02']!, layout.contract, options.entry);
-  if ('refused' in entry) throw new ImportError(source, [`refused: ${entry.refused}`]);
+  if ('refused' in entry) {
+    // An editing case is the package's own loop: say, part by part, what of it heldout does not have.
+    const needs = layout.family === 'editing' ? editingLoopNeeds(layout, texts, external) : [];
+    throw new ImportError(source, [
+      `refused: ${entry.refused}${needs.length ? `. What that loop needs that heldout lacks: ${needs.join('; ')}` : ''}`,
+    ]);
+  }
   note(`entry \`${entry.command}\` from ${entry.source}`);
   for (const n of entry.notes) note(n);
 
@@ -95,6 +103,7 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
     family: layout.family,
     entry: entry.command,
     exitCodes: [0],
+    ...(external.length ? { external } : {}),
   };
   const resources = { name: 'requirement/04', text: texts['04']! };
   commission.budgets = budgetsFrom(protocol, layout.contract, resources, gates, note);
