@@ -51,14 +51,15 @@ const FAILURE_SUBJECT = /^(?:(?:execution|run|delivery|harness) )?failures?$/i;
 const PCT = String.raw`(\d+(?:\.\d+)?)\s*%`;
 const BANDS: RegExp[] = [
   new RegExp(String.raw`(\d+(?:\.\d+)?)\s*%?\s*(?:–|—|-|to)\s*${PCT}`, 'i'),
+  new RegExp(String.raw`between\s+(\d+(?:\.\d+)?)\s*%?\s+and\s+${PCT}`, 'i'),
   new RegExp(String.raw`(?:below|under|less than|fewer than|<)\s*${PCT}`, 'i'),
   new RegExp(
-    String.raw`${PCT}\s*(?:or (?:more|above|higher|greater)|and (?:above|over)|\+)|(?:at least|≥|>=|above|over|more than)\s*${PCT}`,
+    String.raw`${PCT}\s*(?:or (?:more|above|higher|greater)|and (?:above|over)|\+)|(?:at least|at or above|≥|>=|above|over|more than)\s*${PCT}`,
     'i',
   ),
 ];
 const UNCAPPED = /\b(?:not capped|uncapped|no (?:cap|ceiling))\b/i;
-const TIER_MAX = /^[^\d]{0,40}?(?:\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)(?:\s*\/\s*100)?\b/i;
+const TIER_MAX = /^[^\d]{0,40}?(?:\bat most|\bup to|\bno more than|\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)(?:\s*\/\s*100)?\b/i;
 
 /**
  * A tiered cap ("85 % or more is not capped, 70–84 % caps at 45, 55–69 % at 32, below 25 % at 20"): its bands,
@@ -66,18 +67,32 @@ const TIER_MAX = /^[^\d]{0,40}?(?:\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)
  */
 export function tieredCap(sentence: string): { band: string; max: number | null }[] | null {
   const parts = sentence.split(
-    /[,;]\s*|\s+(?:and|or|while|whereas)\s+(?=\d|below|under|less|fewer|at least|above|over|≥|<)/i,
+    /[,;]\s*|(?<!between\s+\d+(?:\.\d+)?\s*%?)\s+(?:and|or|while|whereas)\s+(?=\d|below|under|less|fewer|at least|at or|above|over|between|≥|<)/i,
   );
-  const tiers: { band: string; max: number | null }[] = [];
-  for (const part of parts) {
-    const m = BANDS.map((re) => re.exec(part)).find((x) => x !== null);
-    if (!m) continue;
-    const rest = part.slice(m.index + m[0].length);
-    const max = TIER_MAX.exec(rest);
-    if (max) tiers.push({ band: m[0].trim(), max: Number(max[1]) });
-    else if (UNCAPPED.test(rest)) tiers.push({ band: m[0].trim(), max: null });
-  }
+  const tiers = parts.map(tierOf).filter((t) => t !== null);
   return tiers.length >= 2 && tiers.some((t) => t.max !== null) ? tiers : null;
+}
+
+/** One band of a tiered cap and its ceiling, or null when the text is not one. */
+function tierOf(part: string): { band: string; max: number | null } | null {
+  const m = BANDS.map((re) => re.exec(part)).find((x) => x !== null);
+  if (!m) return null;
+  const rest = part.slice(m.index + m[0].length);
+  const max = TIER_MAX.exec(rest);
+  if (max) return { band: m[0].trim(), max: Number(max[1]) };
+  return UNCAPPED.test(rest) ? { band: m[0].trim(), max: null } : null;
+}
+
+/** Runs of two or more list items that are each one band of a tiered cap ("- 70–84 %: 45"), by block index. */
+function bandRuns(bs: { text: string; item: boolean }[]): { from: number; to: number }[] {
+  const runs: { from: number; to: number }[] = [];
+  for (let i = 0; i < bs.length; i++) {
+    let j = i;
+    while (j < bs.length && bs[j]!.item && tierOf(plain(bs[j]!.text)) !== null) j++;
+    if (j - i >= 2) runs.push({ from: i, to: j });
+    i = Math.max(i, j - 1);
+  }
+  return runs;
 }
 
 /** Sentences of a block (a period, `!` or `?` followed by a capital, a backtick or emphasis starts the next). */
@@ -190,7 +205,23 @@ function scanSegment(seg: { heading: string | null; text: string }, scan: RuleSc
     const rows = capRows(t, where);
     if (rows) scan.ceilings.push(...rows);
   }
-  for (const b of blocks(seg.text)) {
+  const bs = blocks(seg.text);
+  const runs = bandRuns(bs);
+  for (const r of runs) {
+    const lead = r.from > 0 && !bs[r.from - 1]!.item ? `${plain(bs[r.from - 1]!.text)} ` : '';
+    const items = bs.slice(r.from, r.to).map((b) => plain(b.text));
+    for (const t of tieredCap(items.join('; ')) ?? [])
+      if (t.max !== null)
+        scan.ceilings.push({
+          id: null,
+          max: t.max,
+          condition: `${lead}${items.join('; ')}`,
+          section: where,
+          band: t.band,
+        });
+  }
+  for (const [k, b] of bs.entries()) {
+    if (runs.some((r) => k >= r.from && k < r.to)) continue;
     if (listFollows && b.item && !ZERO_MARK.test(b.text) && !NEGATIVE.test(b.text)) {
       scan.zero.push({ text: cleanCondition(b.text), statement: plain(b.text), section: where });
       found = true;

@@ -334,6 +334,13 @@ describe('every rule of a rubric', () => {
       ['25 to 39 %', 24],
       ['below 25 %', 20],
     ]);
+    // The same bands as a list under a lead-in, or "between … and …": each capped band is a ceiling.
+    const list =
+      '# R\n\n## Coverage ceiling\n\nCap the total by the share of targets closed:\n\n- at or above 85 %: not capped\n- between 70 and 84 %: 45\n- below 70 %: at most 30\n';
+    expect(scanRules(list, []).ceilings.map((c) => [c.band, c.max, c.condition.startsWith('Cap the total')])).toEqual([
+      ['between 70 and 84 %', 45, true],
+      ['below 70 %', 30, true],
+    ]);
     // One flat cap stays one ceiling; a cap table's uncapped band is no ceiling.
     expect(tieredCap('If `review.html` is missing, cap the otherwise earned score at **20/100**.')).toBeNull();
     const table = '# R\n\n## Caps\n\n| Coverage | Cap |\n| --- | --- |\n| 85–100 % | none |\n| 50–84 % | 40 |\n';
