@@ -59,7 +59,8 @@ const BANDS: RegExp[] = [
   ),
 ];
 const UNCAPPED = /\b(?:not capped|uncapped|no (?:cap|ceiling))\b/i;
-const TIER_MAX = /^[^\d]{0,40}?(?:\bat most|\bup to|\bno more than|\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)(?:\s*\/\s*100)?\b/i;
+const TIER_MAX =
+  /^[^\d]{0,40}?(?:\bat most|\bup to|\bno more than|\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)(?:\s*\/\s*100)?\b/i;
 
 /**
  * A tiered cap ("85 % or more is not capped, 70–84 % caps at 45, 55–69 % at 32, below 25 % at 20"): its bands,

@@ -107,6 +107,12 @@ describe('mapping a service', () => {
     expect(parseServiceMap(['Search', 'gui=']).problems).toHaveLength(2);
   });
 
+  test('a bad --service is a usage error naming it (exit 2)', async () => {
+    const r = await heldout(['run', gui, '--delivery', tmp('d'), '--service', 'Bad']);
+    expect(r.code).toBe(2);
+    expect(r.out).toMatch(/--service: "Bad": expected <name>=<url\|command>/);
+  });
+
   test('mapped: the value under HELDOUT_SERVICE_<NAME> and the documented names, the credential from heldout', () => {
     expect(
       externalServiceEnv(svc, 'test_001', 'heldout', { 'gui-control': 'http://h:1' }, { GUI_CONTROL_TOKEN: 't' }),
