@@ -157,7 +157,7 @@ export function classifyGate(text: string, outputs: string[] = []): GateBullet {
   if (noTargets) mechanical.push('artifacts');
   const memoryMb = mem ? Math.round(Number(mem[1]) * (/^G/i.test(mem[2]!) ? 1024 : 1)) : null;
   const judged =
-    JUDGED.test(text) ||
+    JUDGED.test(text.replace(FILE, ' ')) ||
     mechanical.length === 0 ||
     unresolved.length > 0 ||
     parseable.some((f) => !required.includes(f));

@@ -277,6 +277,14 @@ describe('every rule of a rubric', () => {
       judged: false,
       unresolved: [],
     });
+    // authorized-vulnerability-validation: a file name holding "security" is not a judged security condition.
+    expect(
+      classifyGate('No `findings.json`, `security_report.md`, or evidence manifest is produced', [
+        'findings.json',
+        'security_report.md',
+        'evidence/manifest.json',
+      ]),
+    ).toMatchObject({ required: ['findings.json', 'security_report.md', 'evidence/manifest.json'], judged: false });
     expect(
       classifyGate('The agent exits success without both `solution.patch` and `repair_report.json`', [
         'solution.patch',
