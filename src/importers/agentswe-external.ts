@@ -79,6 +79,12 @@ export function externalServicesFrom(
     if (!name || out.some((o) => o.name === name)) continue;
     const section = sections(texts['04'] ?? '').find((s) => s.heading.toLowerCase().includes(name));
     const body = section?.body ?? '';
+    // AgentSWE serves a fixed documented endpoint through its own egress front; the sandbox here cannot reach it.
+    const fixed = uniq([...body.matchAll(/`(?:POST |GET )?(https?:\/\/[^`\s]+)`/g)].map((m) => m[1]!));
+    if (fixed.length)
+      note(
+        `service "${name}": the package documents the fixed endpoint ${fixed.join(', ')}, which AgentSWE's harness serves; heldout's sandbox has loopback only, so a delivery reaches the mapped service through HELDOUT_SERVICE_${name.toUpperCase().replace(/-/g, '_')} (or a case service on loopback), not at that address`,
+      );
     out.push({
       name,
       what: clip(

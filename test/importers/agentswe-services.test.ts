@@ -69,6 +69,7 @@ describe('what an import declares', () => {
     ]);
     expect(found[1]!.what).toMatch(/\/opt\/agentswe-case\/run_case/);
     expect(notes.join('\n')).toMatch(/HELDOUT_SERVICE_SEARCH, and the credentials SERPER_TOKEN/);
+    expect(notes.join('\n')).toMatch(/fixed endpoint https:\/\/search\.example\.com\/serp_search_v1/);
     // A package that documents none declares none.
     expect(externalServicesFrom({ services: [] }, { '04': '# R\n\nNothing.' }, [], () => {})).toEqual([]);
   });
