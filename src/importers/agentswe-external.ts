@@ -125,16 +125,23 @@ export function externalServicesFrom(
  * harness file, its case service, its locked model, its audit. For the refusal of an import without `--entry`.
  */
 export function editingLoopNeeds(layout: AgentSweLayout, texts: RequirementTexts, external: ExternalDecl[]): string[] {
-  const files = ['tree/agentloop', ...layout.evaluatorDirs].flatMap((d) => layout.view.list(d));
-  const harness = uniq(files.filter((f) => /\.py$/.test(f) && /agentloop|lower[_-]?agent|run_hidden|harness/.test(f)));
-  const audit = uniq(files.filter((f) => /audit|score_caps|detector|classif/i.test(f)));
+  // The package's own tests are not parts of the loop.
+  const files = uniq(['tree/agentloop', ...layout.evaluatorDirs].flatMap((d) => layout.view.list(d))).filter(
+    (f) => /\.py$/.test(f) && !/(^|\/)(test_|self_test|selftest)|\/tests?\//.test(f),
+  );
+  const pick = (re: RegExp) => files.filter((f) => re.test(f)).slice(0, 3);
+  const harness = pick(/lower[_-]?agent|run_hidden|agentloop\/[^/]*run|run_case|harness\/run/);
+  const runtime = pick(/case[_-]?(?:runtime|service|server)|fixtures?\/[^/]*server/);
+  const broker = pick(/broker/);
+  const audit = pick(/audit|score_caps|detector|ledger/);
   const docs = Object.values(texts).join('\n');
-  const model = /\bmodel[=:]?\s*`?([a-z][\w.-]*\d[\w.-]*)`?/i.exec(plain(docs))?.[1];
+  const model = /\bmodel[=:]?\s*`?([a-z][\w.-]*\d[\w.-]*)`?/i.exec(plain(docs))?.[1]?.replace(/[.-]+$/, '');
   const service = external.find((e) => e.name === 'case-runtime');
+  const none = (what: string) => `none in the package (${what})`;
   return [
-    `the lower-agent harness: ${harness.length ? harness.slice(0, 4).join(', ') : 'not in the package (its evaluator runs it)'}`,
-    `its case service: ${service ? service.what : 'none documented beyond the product itself'}`,
-    `its locked model: ${model ? `${model} (the package's broker overwrites every request to it)` : 'not named in the resources document'}`,
-    `its audit: ${audit.length ? audit.slice(0, 4).join(', ') : "the evaluator's own trajectory audit (not in the package)"}`,
+    `the lower-agent harness: ${harness.length ? harness.join(', ') : none("AgentSWE's editing runner drives it")}`,
+    `its case service: ${[...runtime, ...(service ? [service.what] : [])].join('; ') || none('the product alone')}`,
+    `its locked model: ${model ? `${model} (the package's broker overwrites every request to it${broker.length ? `: ${broker.join(', ')}` : ''})` : broker.length ? `the broker ${broker.join(', ')}` : 'not named in the resources document'}`,
+    `its audit: ${audit.length ? audit.join(', ') : none("the evaluator's own trajectory audit")}`,
   ];
 }

@@ -85,13 +85,35 @@ describe('what an import declares', () => {
       path.join(copy, 'tree/input/04_resources.md'),
       '# Resources\n\nThe broker overwrites every request to `model=gpt-5.6-sol`.\n\nRun `/opt/agentswe-case/run_case <action>` for each case action.\n',
     );
-    const err = await importAgentSwe(copy, path.join(tmp('r'), 'c')).catch((e) => e);
-    expect(err).toBeInstanceOf(ImportError);
-    const msg = (err as ImportError).message;
+    const refusal = async () => {
+      const err = await importAgentSwe(copy, path.join(tmp('r'), 'c')).catch((e) => e);
+      expect(err).toBeInstanceOf(ImportError);
+      return (err as ImportError).message;
+    };
+    let msg = await refusal();
     expect(msg).toMatch(/the lower-agent harness: tree\/agentloop\/run_hidden\.py/);
     expect(msg).toMatch(/its case service: the package's case runtime \/opt\/agentswe-case\/run_case/);
-    expect(msg).toMatch(/its locked model: gpt-5\.6-sol/);
-    expect(msg).toMatch(/its audit: /);
+    expect(msg).toMatch(/its locked model: gpt-5\.6-sol \(the package's broker overwrites every request to it\)/);
+    expect(msg).toMatch(/its audit: none in the package/);
+    // codex-execution-residual's layout: the harness, case runtime, broker and audit under tree/evaluator/ (its tests are not parts).
+    for (const f of [
+      'harness/run_lower_agent_case.py',
+      'harness/case_runtime.py',
+      'harness/ledger_audit.py',
+      'harness/test_0910_turn_boundary.py',
+      'broker/lower_responses_broker.py',
+    ]) {
+      mkdirSync(path.dirname(path.join(copy, 'tree/evaluator', f)), { recursive: true });
+      writeFileSync(path.join(copy, 'tree/evaluator', f), '# stand-in\n');
+    }
+    msg = await refusal();
+    expect(msg).toMatch(
+      /the lower-agent harness: tree\/agentloop\/run_hidden\.py, tree\/evaluator\/harness\/run_lower_agent_case\.py;/,
+    );
+    expect(msg).toMatch(/its case service: tree\/evaluator\/harness\/case_runtime\.py; the package's case runtime/);
+    expect(msg).toMatch(/overwrites every request to it: tree\/evaluator\/broker\/lower_responses_broker\.py\)/);
+    expect(msg).toMatch(/its audit: tree\/evaluator\/harness\/ledger_audit\.py$/m);
+    expect(msg).not.toMatch(/test_0910/);
   });
 });
 
