@@ -143,14 +143,15 @@ export function classifyGate(text: string, outputs: string[] = []): GateBullet {
     for (const clause of clauses) {
       const described = describedIn(clause, outputs);
       for (const d of described) if (d.file === null) unresolved.push(d.phrase);
-      const named = unique([
-        ...[...clause.matchAll(FILE)].map((m) => m[1]!).filter((f) => !/[<>]/.test(f)),
-        ...described.flatMap((d) => (d.file ? [d.file] : [])),
-      ]);
-      if (named.length === 0) continue;
+      const named = unique([...clause.matchAll(FILE)].map((m) => m[1]!).filter((f) => !/[<>]/.test(f)));
+      // A described artifact in a clause about its validity ("a corrupt … patch") is held to parse, not required.
+      const seen = described.flatMap((d) => (d.file ? [d.file] : []));
+      const toParse = seen.length > 0 && !MISSING.test(clause) && PARSE.test(clause);
+      if (!toParse) named.push(...seen.filter((f) => !named.includes(f)));
       if (/collectively|all (?:of them )?(?:are )?absent|none of/i.test(clause)) collective.push(...named);
       else if (MISSING.test(clause) || MISSING.test(text)) required.push(...named);
       else if (PARSE.test(clause)) parseable.push(...named);
+      if (toParse) parseable.push(...seen);
     }
   }
   if (required.length || collective.length) mechanical.push('artifacts');

@@ -277,6 +277,12 @@ describe('every rule of a rubric', () => {
       judged: false,
       unresolved: [],
     });
+    // formal-theorem-proving: "emits a corrupt/unparsable or unsafe patch" holds the one patch to parse, not present.
+    const lean = classifyGate('the agent produces no target artifacts, or emits a corrupt/unparsable or unsafe patch', [
+      'solution.patch',
+      'proof_report.json',
+    ]);
+    expect([lean.required, lean.parseable, lean.noTargets]).toEqual([[], ['solution.patch'], true]);
     // authorized-vulnerability-validation: a file name holding "security" is not a judged security condition.
     expect(
       classifyGate('No `findings.json`, `security_report.md`, or evidence manifest is produced', [
