@@ -48,6 +48,25 @@ describe('what an import declares', () => {
     expect(required).toEqual(['automation_result.json', 'final_state.png']);
   });
 
+  test('a tiered cap in the rubric becomes one judged ceiling per capped band in rubric.yaml', async () => {
+    const copy = path.join(tmp('tiered'), 'desktop-gui-automation');
+    cpSync(gui, copy, { recursive: true });
+    const rubric = path.join(copy, 'benchmark/evaluator/rubric.md');
+    const text = readFileSync(rubric, 'utf8').replace(
+      '## 1. Requested Application Outcome',
+      "## Completion ceiling\n\nBy the share of the case's completion flags the bridge shows settled: 85 % or more is not capped, 70–84 % caps at 45, 55–69 % at 32, below 55 % at 20.\n\n## 1. Requested Application Outcome",
+    );
+    writeFileSync(rubric, text);
+    const out = path.join(tmp('tiered-out'), 'c');
+    await importAgentSwe(copy, out);
+    const c = await loadCommission(out);
+    const tiers = c.rubric.ceilings.filter((x) => x.id !== 'zero-rules');
+    expect(tiers.map((x) => x.max)).toEqual([45, 32, 20]);
+    expect(new Set(tiers.map((x) => x.id)).size).toBe(3);
+    expect(JSON.stringify(tiers[1])).toMatch(/NOT within 55–69 %/);
+    expect(notesOf(out)).toMatch(/≤ 45 \(tiered: band 70–84 %\)/);
+  });
+
   test('web search from task.json `services`, with the credential of its resources section; a case runtime by path', () => {
     const notes: string[] = [];
     const resources =
