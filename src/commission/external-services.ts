@@ -9,6 +9,10 @@ import { z } from 'zod';
  */
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+// heldout's own settings (the judge's and the gateway's keys, the delivery's model endpoint) never go to a sandbox.
+const ownName = envName.refine((v) => !/^(?:HELDOUT_|OPENAI_)/.test(v), {
+  message: "heldout's own variables (HELDOUT_*, OPENAI_*) cannot be passed to or set in the sandbox",
+});
 
 export const externalServiceSchema = z
   .object({
@@ -16,9 +20,9 @@ export const externalServiceSchema = z
     /** What the service is, in the package's words (shown in the infra-error and the notes). */
     what: z.string().min(1),
     /** Variables that receive the mapped URL or command (the names the package documents). */
-    env: z.array(envName).default([]),
+    env: z.array(ownName).default([]),
     /** Variables the package reads from its credential file: passed from heldout's environment when mapped. */
-    credentials: z.array(envName).default([]),
+    credentials: z.array(ownName).default([]),
     /** Case ids that need it (`id` or `split/id`); absent: every case. */
     cases: z.array(z.string().min(1)).optional(),
   })

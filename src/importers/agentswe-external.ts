@@ -23,7 +23,7 @@ export interface ExternalDecl {
 }
 
 // The model endpoint is heldout's gateway, not an evaluator service (noted apart).
-const MODEL_VAR = /RESPONSES|GATEWAY|OPENAI|ANTHROPIC|DEEPSEEK|MODEL|LLM/;
+const MODEL_VAR = /RESPONSES|GATEWAY|OPENAI|ANTHROPIC|DEEPSEEK|MODEL|LLM|^HELDOUT_/;
 const URL_VAR = /`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:URL|ENDPOINT|ORIGIN))`/g;
 const SECRET_VAR = /`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:TOKEN|KEY|SECRET|PASSWORD))`/g;
 const CASE_RUNTIME = /(\/opt\/[\w.-]*case[\w.-]*\/[\w.-]+)/g;

@@ -1,7 +1,12 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { externalServiceEnv, loadCommission, parseServiceMap } from '../../src/commission/index.js';
+import {
+  externalServiceEnv,
+  externalServiceSchema,
+  loadCommission,
+  parseServiceMap,
+} from '../../src/commission/index.js';
 import { externalServicesFrom, ImportError, importAgentSwe } from '../../src/importers/index.js';
 import { heldout } from '../helpers/cli.js';
 import { agentsweFixtures, deeptutor, tmp } from './helpers.js';
@@ -140,6 +145,13 @@ describe('mapping a service', () => {
   const svc = [
     { name: 'gui-control', what: 'the browser', env: ['GUI_CONTROL_URL'], credentials: ['GUI_CONTROL_TOKEN'] },
   ];
+
+  test("a commission cannot route heldout's own variables through a service", () => {
+    const bad = { name: 'x', what: 'y', env: ['OPENAI_BASE_URL'], credentials: ['HELDOUT_JUDGE_API_KEY'] };
+    const r = externalServiceSchema.safeParse(bad);
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.path.join('.'))).toEqual(['env.0', 'credentials.0']);
+  });
 
   test('--service pairs: a bad one is named', () => {
     expect(parseServiceMap(['gui-control=http://127.0.0.1:1', 'case-runtime=/opt/x/run_case']).map).toEqual({
