@@ -1,3 +1,4 @@
+import { parseServiceMap } from '../commission/index.js';
 import { parseImageMap } from '../sandbox/index.js';
 import { type Options, UsageError } from './command.js';
 
@@ -78,5 +79,14 @@ export function imageMapOption(values: Record<string, unknown>): Record<string, 
   if (raw === undefined) return undefined;
   const { map, problems } = parseImageMap(Array.isArray(raw) ? (raw as string[]) : [String(raw)]);
   if (problems.length) throw new UsageError(`--image-map: ${problems.join('; ')}`);
+  return map;
+}
+
+/** `--service name=<url|command>` (repeatable) as a map; undefined when not given; a bad pair is a UsageError. */
+export function serviceOption(values: Record<string, unknown>): Record<string, string> | undefined {
+  const raw = values.service;
+  if (raw === undefined) return undefined;
+  const { map, problems } = parseServiceMap(Array.isArray(raw) ? (raw as string[]) : [String(raw)]);
+  if (problems.length) throw new UsageError(`--service: ${problems.join('; ')}`);
   return map;
 }

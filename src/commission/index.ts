@@ -2,6 +2,7 @@ export { addCanaries, canaryLine, canaryOf } from './canary.js';
 export { caseServices, serviceFileSource } from './case-environment.js';
 export { zodProblems } from './documents.js';
 export * from './environment-schema.js';
+export * from './external-services.js';
 export * from './harbor-schema.js';
 export { importTypeScript } from './import-ts.js';
 export {

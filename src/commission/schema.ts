@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { buildSchema, imagesSchema, servicesSchema } from './environment-schema.js';
+import { externalServiceSchema } from './external-services.js';
 import { harborSchema } from './harbor-schema.js';
 import { isInsidePath } from './package-files.js';
 
@@ -194,6 +195,8 @@ export const commissionSchema = z
     services: servicesSchema.default([]),
     /** Image map: from → local image, for machines without a registry; `--image-map` adds to it (issue 19). */
     images: imagesSchema.default({}),
+    /** Evaluator-owned services heldout does not run; `heldout run --service` maps each (issue 30). */
+    external: z.array(externalServiceSchema).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {

@@ -31,6 +31,8 @@ export interface DevRoundOptions {
   sandbox?: SandboxKind;
   /** Image map from → to over the commission's own `images` (issue 19). */
   images?: Record<string, string>;
+  /** Evaluator-owned services by name (`--service`; issue 30). */
+  services?: Record<string, string>;
   /** Report directory of this round's run; default `.heldout/dev/<commission-id>/<run-id>`. */
   out?: string;
   trials?: number;
@@ -108,6 +110,7 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
       split: 'dev',
       sandbox: options.sandbox,
       images: options.images,
+      ...(options.services ? { services: options.services } : {}),
       out,
       trials: options.trials,
       concurrency: options.concurrency,

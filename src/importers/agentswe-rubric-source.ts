@@ -20,12 +20,14 @@ function nameScore(md: string, ids: string[]): number {
  * dimensions are `result_dimensions.json` (as AgentSWE's shared Result judge finds it: beside the rubric, or
  * `agentloop/../evaluator/`); the rubric is the one near it whose text names those dimensions best, overlays
  * applied. Every other rubric-like file is accounted as not used, with why. Problems are added to `missing`.
+ * `outputs` (the interface's output files) resolve the artifacts a zero rule names by description.
  */
 export function readRubricPlan(
   layout: AgentSweLayout,
   account: FileAccount,
   note: (text: string) => void,
   missing: string[],
+  outputs: string[] = [],
 ): { plan: RubricPlan | null; rubricRel: string | null } {
   const { view } = layout;
   let dimsJson: unknown;
@@ -70,7 +72,7 @@ export function readRubricPlan(
     return { plan: null, rubricRel: null };
   }
   const md = chosen ? readFileSync(chosen.abs, 'utf8') : null;
-  const plan = planRubric(md, dimsJson);
+  const plan = planRubric(md, dimsJson, outputs);
   for (const p of plan.problems) missing.push(`${chosen?.rel ?? dimsRel}: ${p}`);
   for (const n of plan.notes) note(n);
   if (chosen) {

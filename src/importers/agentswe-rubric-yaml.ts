@@ -39,6 +39,9 @@ export function gateDisposition(g: GateBullet, gated: Set<string> = new Set(), n
     g.collective.length ? `${g.collective.join(', ')} all absent → one any-of artifact gate` : null,
     g.noTargets ? 'no target artifact → one any-of artifact gate' : null,
     parsed.length ? `${parsed.join(', ')} unparseable → invalid-artifact gate` : null,
+    g.unresolved.length
+      ? `${g.unresolved.map((u) => `"${u}"`).join(', ')} (named by description; no single interface output fits) → the judge`
+      : null,
     g.judged
       ? native
         ? 'the rest → the native evaluator (heldout does not judge an optimization task)'
@@ -103,8 +106,12 @@ export function rubricFrom(plan: RubricPlan, note: (text: string) => void) {
     ceilings.push({
       id,
       max: c.max,
-      reason: c.condition.length > 240 ? `${c.condition.slice(0, 237)}…` : c.condition,
-      unless: { judge: `This ceiling does not apply: the following does NOT hold for this case — ${c.condition}` },
+      reason: clip(c.band ? `band ${c.band} of: ${c.condition}` : c.condition),
+      unless: {
+        judge: c.band
+          ? `This ceiling does not apply: the measure of this tiered cap is NOT within ${c.band} for this case (each band caps the total at its own number) — ${c.condition}`
+          : `This ceiling does not apply: the following does NOT hold for this case — ${c.condition}`,
+      },
     });
   });
   if (graded.length)
@@ -113,6 +120,8 @@ export function rubricFrom(plan: RubricPlan, note: (text: string) => void) {
     );
   return { dimensions, ...(ceilings.length ? { ceilings } : {}) };
 }
+
+const clip = (s: string) => (s.length > 240 ? `${s.slice(0, 237)}…` : s);
 
 /** The zero ceiling of a missing prediction row (optimization). */
 export function predictionRowsCeiling() {

@@ -33,6 +33,8 @@ export interface GateBullet {
   memoryMb: number | null;
   /** "produces no target artifacts": at least one of the required artifacts must be there. */
   noTargets: boolean;
+  /** Artifacts the condition names by description ("final screenshot") that no interface output matches alone. */
+  unresolved: string[];
 }
 
 export interface RubricPlan {
@@ -58,12 +60,71 @@ const JUDGED =
 const MISSING =
   /\bno\b[^:;\n]*?\b(?:is |are )?produced|produces no|\babsent\b|\bmissing\b|not produced|\bomits?\b|exits success without|does not (?:produce|write)/i;
 const PARSE =
-  /corrupt|unparse|unparsable|not parseable|malformed|invalid|cannot be parsed|no parseable|not (?:valid|readable)|non-UTF-8|\bempty\b/i;
+  /corrupt|unparse|unparsable|not parseable|malformed|invalid|cannot be parsed|no parseable|not (?:a )?(?:valid|readable)|non-UTF-8|\bempty\b/i;
 
 const unique = (xs: string[]) => [...new Set(xs)];
 
-/** Classifies one zero condition into the parts heldout can enforce and the rest. */
-export function classifyGate(text: string): GateBullet {
+// An artifact named by what it is ("final screenshot", "evidence manifest"): the kind noun and the file types it
+// stands for. A kind also matches a file whose name holds the noun (`run_report.json` for "report").
+const KINDS: Record<string, RegExp> = {
+  screenshot: /\.(?:png|jpe?g|webp)$/,
+  image: /\.(?:png|jpe?g|webp|svg)$/,
+  capture: /\.(?:png|jpe?g|webp)$/,
+  report: /\.(?:json|md)$/,
+  manifest: /\.json$/,
+  deck: /\.pptx$/,
+  patch: /\.(?:patch|diff)$/,
+  trace: /\.jsonl?$/,
+  bundle: /\.json$/,
+};
+const DESCRIBED = new RegExp(
+  `\\b((?:[a-z][a-z-]*\\s+){0,2})(${Object.keys(KINDS).join('|')})s?\\b(?!\\s+success)`,
+  'gi',
+);
+const NOT_QUALIFIER =
+  /^(?:the|a|an|no|or|and|nor|either|neither|both|any|every|each|its|their|is|are|not|valid|readable|required|requested|target|produced|missing|absent|corrupt|empty|one|png|json|unsafe|unparsable|unparseable|malformed|invalid|binary|oversized|agent|it|this|that)$/i;
+
+/**
+ * The output an artifact description names: files of the description's kind whose name holds every qualifier
+ * ("final screenshot" → `final_state.png` among three PNGs). Null unless exactly one output fits.
+ */
+export function describedArtifact(qualifiers: string[], kind: string, outputs: string[]): string | null {
+  const k = kind.toLowerCase();
+  const ext = KINDS[k];
+  if (!ext) return null;
+  const tokens = (f: string) =>
+    f
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+  const fits = outputs.filter((f) => {
+    const t = tokens(f);
+    if (!ext.test(f.toLowerCase()) && !t.includes(k)) return false;
+    return qualifiers.every((q) => t.some((w) => w === q || (q.length >= 4 && w.startsWith(q))));
+  });
+  return fits.length === 1 ? fits[0]! : null;
+}
+
+/** The artifacts a clause describes without a file name, each resolved against the outputs (or null). */
+function describedIn(clause: string, outputs: string[]): { phrase: string; file: string | null }[] {
+  const bare = clause.replace(FILE, ' ');
+  return [...bare.matchAll(DESCRIBED)].map((m) => {
+    const qualifiers = m[1]!
+      .trim()
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w && !NOT_QUALIFIER.test(w));
+    const kind = m[2]!.toLowerCase();
+    return { phrase: [...qualifiers, kind].join(' '), file: describedArtifact(qualifiers, kind, outputs) };
+  });
+}
+
+/**
+ * Classifies one zero condition into the parts heldout can enforce and the rest. `outputs`: the interface's output
+ * files, against which an artifact named by description ("no `a.json` or final screenshot") is resolved; one that
+ * cannot be resolved leaves the condition to the judge, never silently ungated.
+ */
+export function classifyGate(text: string, outputs: string[] = []): GateBullet {
   const mechanical: GateBullet['mechanical'] = [];
   if (/launch|crash|non-?zero|exit code|cannot (?:run|start)/i.test(text)) mechanical.push('exit');
   const sec = /(\d+(?:\.\d+)?)\s*(?:-\s*)?(?:seconds|secs?\b|s\b)/i.exec(text);
@@ -73,24 +134,34 @@ export function classifyGate(text: string): GateBullet {
   if (/omits? (?:a |any )?(?:target )?prediction/i.test(text)) mechanical.push('rows');
   const noTargets =
     /produces no (?:target|required) artifacts|no (?:target|required) artifacts? (?:is |are )?produced/i.test(text);
-  const files = unique([...text.matchAll(FILE)].map((m) => m[1]!)).filter((f) => !/[<>]/.test(f));
   const required: string[] = [];
   const collective: string[] = [];
   const parseable: string[] = [];
-  if (files.length > 0 && (MISSING.test(text) || PARSE.test(text))) {
+  const unresolved: string[] = [];
+  if (MISSING.test(text) || PARSE.test(text)) {
     const clauses = text.split(/;|,\s*or\s+|\.\s+/);
     for (const clause of clauses) {
-      const named = unique([...clause.matchAll(FILE)].map((m) => m[1]!));
-      if (named.length === 0) continue;
+      const described = describedIn(clause, outputs);
+      for (const d of described) if (d.file === null) unresolved.push(d.phrase);
+      const named = unique([...clause.matchAll(FILE)].map((m) => m[1]!).filter((f) => !/[<>]/.test(f)));
+      // A described artifact in a clause about its validity ("a corrupt … patch") is held to parse, not required.
+      const seen = described.flatMap((d) => (d.file ? [d.file] : []));
+      const toParse = seen.length > 0 && !MISSING.test(clause) && PARSE.test(clause);
+      if (!toParse) named.push(...seen.filter((f) => !named.includes(f)));
       if (/collectively|all (?:of them )?(?:are )?absent|none of/i.test(clause)) collective.push(...named);
       else if (MISSING.test(clause) || MISSING.test(text)) required.push(...named);
       else if (PARSE.test(clause)) parseable.push(...named);
+      if (toParse) parseable.push(...seen);
     }
   }
   if (required.length || collective.length) mechanical.push('artifacts');
   if (noTargets) mechanical.push('artifacts');
   const memoryMb = mem ? Math.round(Number(mem[1]) * (/^G/i.test(mem[2]!) ? 1024 : 1)) : null;
-  const judged = JUDGED.test(text) || mechanical.length === 0 || parseable.some((f) => !required.includes(f));
+  const judged =
+    JUDGED.test(text.replace(FILE, ' ')) ||
+    mechanical.length === 0 ||
+    unresolved.length > 0 ||
+    parseable.some((f) => !required.includes(f));
   return {
     text,
     mechanical: unique(mechanical) as GateBullet['mechanical'],
@@ -101,6 +172,7 @@ export function classifyGate(text: string): GateBullet {
     seconds: sec ? Number(sec[1]) : null,
     memoryMb,
     noTargets,
+    unresolved: unique(unresolved),
   };
 }
 
@@ -179,7 +251,7 @@ function fromJson(entries: [string, number][], md: string | null, notes: string[
  * weighted headings below the title or its weight table (whichever sums to 100); zero rules, ceilings and the
  * statements limiting them from everywhere else in the Markdown.
  */
-export function planRubric(rubricMd: string | null, dimensionsJson: unknown): RubricPlan {
+export function planRubric(rubricMd: string | null, dimensionsJson: unknown, outputs: string[] = []): RubricPlan {
   const notes: string[] = [];
   const problems: string[] = [];
   let weighted: WeightedDimension[] = [];
@@ -221,7 +293,7 @@ export function planRubric(rubricMd: string | null, dimensionsJson: unknown): Ru
         weighted.map((d) => d.title),
       )
     : null;
-  const gates = (scan?.zero ?? []).map((z: ZeroCondition) => classifyGate(z.text));
+  const gates = (scan?.zero ?? []).map((z: ZeroCondition) => classifyGate(z.text, outputs));
   if (rubricMd && gates.length === 0)
     notes.push(
       "the rubric states no zero-score condition; only heldout's standard gates (launch, exit code, budgets) apply",

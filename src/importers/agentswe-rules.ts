@@ -22,6 +22,8 @@ export interface CeilingRule {
   max: number | null;
   condition: string;
   section: string | null;
+  /** One band of a tiered cap ("70–84 %"): the ceiling holds when the measure falls in it. `condition` is the rule. */
+  band?: string;
 }
 
 export interface RuleScan {
@@ -45,6 +47,54 @@ const CAP_SENTENCE =
 const ZERO_HEADING = /validity|zero|\bgates?\b|failure rules|execution rules|execution failures|fatal/i;
 const CAP_HEADER = /maximum total|\bceiling\b|^cap$|\bcap\b|total must not exceed|max(imum)? score/i;
 const FAILURE_SUBJECT = /^(?:(?:execution|run|delivery|harness) )?failures?$/i;
+
+const PCT = String.raw`(\d+(?:\.\d+)?)\s*%`;
+const BANDS: RegExp[] = [
+  new RegExp(String.raw`(\d+(?:\.\d+)?)\s*%?\s*(?:–|—|-|to)\s*${PCT}`, 'i'),
+  new RegExp(String.raw`between\s+(\d+(?:\.\d+)?)\s*%?\s+and\s+${PCT}`, 'i'),
+  new RegExp(String.raw`(?:below|under|less than|fewer than|<)\s*${PCT}`, 'i'),
+  new RegExp(
+    String.raw`${PCT}\s*(?:or (?:more|above|higher|greater)|and (?:above|over)|\+)|(?:at least|at or above|≥|>=|above|over|more than)\s*${PCT}`,
+    'i',
+  ),
+];
+const UNCAPPED = /\b(?:not capped|uncapped|no (?:cap|ceiling))\b/i;
+const TIER_MAX =
+  /^[^\d]{0,40}?(?:\bat most|\bup to|\bno more than|\bat|→|->|:|=|\bmax(?:imum)?)\s*\*{0,2}(\d+)(?:\s*\/\s*100)?\b/i;
+
+/**
+ * A tiered cap ("85 % or more is not capped, 70–84 % caps at 45, 55–69 % at 32, below 25 % at 20"): its bands,
+ * each with its ceiling (null: not capped), or null when the sentence has fewer than two banded parts. Pure.
+ */
+export function tieredCap(sentence: string): { band: string; max: number | null }[] | null {
+  const parts = sentence.split(
+    /[,;]\s*|(?<!between\s+\d+(?:\.\d+)?\s*%?)\s+(?:and|or|while|whereas)\s+(?=\d|below|under|less|fewer|at least|at or|above|over|between|≥|<)/i,
+  );
+  const tiers = parts.map(tierOf).filter((t) => t !== null);
+  return tiers.length >= 2 && tiers.some((t) => t.max !== null) ? tiers : null;
+}
+
+/** One band of a tiered cap and its ceiling, or null when the text is not one. */
+function tierOf(part: string): { band: string; max: number | null } | null {
+  const m = BANDS.map((re) => re.exec(part)).find((x) => x !== null);
+  if (!m) return null;
+  const rest = part.slice(m.index + m[0].length);
+  const max = TIER_MAX.exec(rest);
+  if (max) return { band: m[0].trim(), max: Number(max[1]) };
+  return UNCAPPED.test(rest) ? { band: m[0].trim(), max: null } : null;
+}
+
+/** Runs of two or more list items that are each one band of a tiered cap ("- 70–84 %: 45"), by block index. */
+function bandRuns(bs: { text: string; item: boolean }[]): { from: number; to: number }[] {
+  const runs: { from: number; to: number }[] = [];
+  for (let i = 0; i < bs.length; i++) {
+    let j = i;
+    while (j < bs.length && bs[j]!.item && tierOf(plain(bs[j]!.text)) !== null) j++;
+    if (j - i >= 2) runs.push({ from: i, to: j });
+    i = Math.max(i, j - 1);
+  }
+  return runs;
+}
 
 /** Sentences of a block (a period, `!` or `?` followed by a capital, a backtick or emphasis starts the next). */
 export function sentences(text: string): string[] {
@@ -91,6 +141,8 @@ function cleanCondition(s: string): string {
     .trim();
 }
 
+const UNCAPPED_CELL = /^(?:none|no cap|not capped|uncapped|n\/a|—|–|-)$/i;
+
 /** The rows of a cap table (`| Observable core failure | Maximum total |`, `| Id | Ceiling | Condition |`). */
 export function capRows(t: Table, section: string | null): CeilingRule[] | null {
   const header = t.header.map((h) => plain(h));
@@ -100,7 +152,7 @@ export function capRows(t: Table, section: string | null): CeilingRule[] | null 
   const condCol = header.findIndex((_h, k) => k !== capCol && k !== idCol);
   if (condCol < 0) return null;
   return t.rows
-    .filter((r) => plain(r[condCol] ?? '') !== '')
+    .filter((r) => plain(r[condCol] ?? '') !== '' && !UNCAPPED_CELL.test(plain(r[capCol] ?? '')))
     .map((r) => {
       const cell = plain(r[capCol] ?? '');
       const num = /^\D{0,3}(\d+)(?:\s*\/\s*100)?\D{0,3}$/.exec(cell);
@@ -154,7 +206,23 @@ function scanSegment(seg: { heading: string | null; text: string }, scan: RuleSc
     const rows = capRows(t, where);
     if (rows) scan.ceilings.push(...rows);
   }
-  for (const b of blocks(seg.text)) {
+  const bs = blocks(seg.text);
+  const runs = bandRuns(bs);
+  for (const r of runs) {
+    const lead = r.from > 0 && !bs[r.from - 1]!.item ? `${plain(bs[r.from - 1]!.text)} ` : '';
+    const items = bs.slice(r.from, r.to).map((b) => plain(b.text));
+    for (const t of tieredCap(items.join('; ')) ?? [])
+      if (t.max !== null)
+        scan.ceilings.push({
+          id: null,
+          max: t.max,
+          condition: `${lead}${items.join('; ')}`,
+          section: where,
+          band: t.band,
+        });
+  }
+  for (const [k, b] of bs.entries()) {
+    if (runs.some((r) => k >= r.from && k < r.to)) continue;
     if (listFollows && b.item && !ZERO_MARK.test(b.text) && !NEGATIVE.test(b.text)) {
       scan.zero.push({ text: cleanCondition(b.text), statement: plain(b.text), section: where });
       found = true;
@@ -163,7 +231,13 @@ function scanSegment(seg: { heading: string | null; text: string }, scan: RuleSc
     listFollows = false;
     for (const s of b.item ? [b.text] : sentences(b.text)) {
       const cap = CAP_SENTENCE.exec(s);
-      if (NEGATIVE.test(s)) scan.negative.push(plain(s));
+      const tiers = NEGATIVE.test(s) ? null : tieredCap(plain(s));
+      if (tiers) {
+        // Each capped band is its own ceiling: exactly one band holds for a case, so the lowest that holds applies.
+        for (const t of tiers)
+          if (t.max !== null)
+            scan.ceilings.push({ id: null, max: t.max, condition: plain(s), section: where, band: t.band });
+      } else if (NEGATIVE.test(s)) scan.negative.push(plain(s));
       else if (cap && !/\*\*0(?![.\d])/.test(s)) {
         const max = Number(cap[1] ?? cap[2] ?? cap[3] ?? cap[4]);
         scan.ceilings.push({ id: null, max, condition: plain(s), section: where });

@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { type AccountRow, accountMarkdown, FileAccount, layoutDisposition } from './agentswe-account.js';
-import { artifactsFrom } from './agentswe-artifacts.js';
+import { artifactsFrom, interfaceOutputs } from './agentswe-artifacts.js';
 import { budgetsFrom } from './agentswe-budgets.js';
 import { importCases } from './agentswe-cases.js';
 import { entryFor } from './agentswe-entry.js';
+import { editingLoopNeeds, externalServicesFrom } from './agentswe-external.js';
 import { copyStarter, editingFrom } from './agentswe-family.js';
 import { detectLayout, parseObject } from './agentswe-layout.js';
 import { importRequirement } from './agentswe-requirement.js';
@@ -65,12 +66,20 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
       `refused: the cases are encrypted rows (task.json encrypted_rows: ${asText(encrypted.bundle) ?? 'a bundle'}) that AgentSWE decrypts only when it stages the task; decrypt them by the package's scheme into benchmark/dev_cases/ and benchmark/test_cases/ of a copy kept outside any repository ("do not commit or publish the plaintext"), then import that copy`,
     ]);
   const texts = importRequirement(layout, draft, account, missing);
-  const { plan } = readRubricPlan(layout, account, note, missing);
+  const outputs = texts['02'] ? interfaceOutputs(texts['02']).files : [];
+  const { plan } = readRubricPlan(layout, account, note, missing, outputs);
   const cases = importCases(layout, protocol, draft, account, missing);
   if (missing.length > 0) throw new ImportError(source, missing);
 
+  const external = externalServicesFrom(taskJson, texts, cases, note);
   const entry = entryFor(layout.family, texts['02']!, layout.contract, options.entry);
-  if ('refused' in entry) throw new ImportError(source, [`refused: ${entry.refused}`]);
+  if ('refused' in entry) {
+    // An editing case is the package's own loop: say, part by part, what of it heldout does not have.
+    const needs = layout.family === 'editing' ? editingLoopNeeds(layout, texts, external) : [];
+    throw new ImportError(source, [
+      `refused: ${entry.refused}${needs.length ? `. What that loop needs that heldout lacks: ${needs.join('; ')}` : ''}`,
+    ]);
+  }
   note(`entry \`${entry.command}\` from ${entry.source}`);
   for (const n of entry.notes) note(n);
 
@@ -94,6 +103,7 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
     family: layout.family,
     entry: entry.command,
     exitCodes: [0],
+    ...(external.length ? { external } : {}),
   };
   const resources = { name: 'requirement/04', text: texts['04']! };
   commission.budgets = budgetsFrom(protocol, layout.contract, resources, gates, note);
@@ -112,7 +122,7 @@ function buildAgentSwe({ source, sourceDir: taskDir, options, draft }: ImportCon
   if (!native)
     for (const [i, c] of (plan?.ceilings ?? []).entries())
       note(
-        `ceiling ${c.id ?? `ceiling-${i + 1}`}${c.max === null ? ' (graded)' : ` ≤ ${c.max}`}${c.section ? ` from "${c.section}"` : ''}: ${c.max === null ? 'in every judge text' : 'a total ceiling the judge decides'} — ${c.condition.slice(0, 160)}`,
+        `ceiling ${c.id ?? `ceiling-${i + 1}`}${c.max === null ? ' (graded)' : ` ≤ ${c.max}`}${c.band ? ` (tiered: band ${c.band})` : ''}${c.section ? ` from "${c.section}"` : ''}: ${c.max === null ? 'in every judge text' : 'a total ceiling the judge decides'} — ${c.condition.slice(0, 160)}`,
       );
   for (const n of plan?.negative ?? []) note(`not a zero rule (kept as judge guidance): "${n}"`);
   if (layout.family === 'editing') {

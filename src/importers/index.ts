@@ -8,6 +8,7 @@ export type { AccountRow, Became } from './agentswe-account.js';
 export { proseBudgets, readBudgetSentence } from './agentswe-budgets.js';
 export { chooseDimensions, dimensionCandidates } from './agentswe-dimensions.js';
 export { entryFor, normalizeEntry } from './agentswe-entry.js';
+export { type ExternalDecl, externalServicesFrom } from './agentswe-external.js';
 export {
   classifyGate,
   type GateBullet,
@@ -15,7 +16,7 @@ export {
   planRubric,
   type RubricPlan,
 } from './agentswe-rubric.js';
-export { scanRules, zeroConditions } from './agentswe-rules.js';
+export { scanRules, tieredCap, zeroConditions } from './agentswe-rules.js';
 export {
   type BuiltPackage,
   defineImporter,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { CaseRef, Commission, Split } from '../commission/index.js';
+import { type CaseRef, type Commission, externalServiceEnv, type Split } from '../commission/index.js';
 import { attachmentFor, type Gateway, startGateway } from '../gateway/index.js';
 import {
   type CaseGrade,
@@ -38,7 +38,7 @@ import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 type Delivery = SuitePlan['deliveries'][number];
 type CaseArgs = { commission: Commission; delivery: Delivery; caseRef: CaseRef; split: Split; trial: number };
 
-export interface RunSessionOptions {
+export interface RunSessionOptions extends Pick<SuitePlan, 'services'> {
   runId: string;
   out: string;
   sandbox: SuitePlan['sandbox'];
@@ -253,6 +253,8 @@ export class RunSession {
       ...(services?.length ? { services } : {}),
     });
     if (env.refusal) return meta(stoppedGrade(caseRef, split, trial, 'infra-error', env.refusal));
+    const ext = externalServiceEnv(cfg.external, caseRef.id, split, this.options.services ?? {}, process.env);
+    if ('missing' in ext) return meta(stoppedGrade(caseRef, split, trial, 'infra-error', ext.missing));
 
     const family = familyStrategy(cfg.family);
     const start = await this.deliveryStart(family, commission, delivery);
@@ -295,7 +297,7 @@ export class RunSession {
         assetsDir: caseRef.assetsDir,
         outputDir,
         evaluatorPaths: this.evaluatorPaths(commission, caseRef),
-        env: cfg.sandbox.env,
+        env: { ...cfg.sandbox.env, ...ext.env },
         limits,
         // A commission with no model budget runs without the gateway where none can be attached (remote engines).
         gateway: { ...attachmentFor(gateway, registered), required: cfg.budgets.modelCalls > 0 },

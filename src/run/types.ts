@@ -32,6 +32,8 @@ export interface SuitePlan {
   cases?: { match: string[]; limit: number | null };
   /** Image map from → to (`--image-map`, the plugin's `images`), over each commission's own `images` (issue 19). */
   images?: Record<string, string>;
+  /** Evaluator-owned services mapped to a URL or command (`--service`, the plugin's `services`; issue 30). */
+  services?: Record<string, string>;
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */

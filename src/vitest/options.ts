@@ -23,6 +23,8 @@ export interface HeldoutOptions {
    * report names every substitution on the rows it affects.
    */
   images?: Record<string, string>;
+  /** Evaluator-owned services a commission declares under `external`, by name: a URL or a command (issue 30). */
+  services?: Record<string, string>;
   gate?: GateThresholds;
   /** Report directory (default `reports/<run-id>`). */
   out?: string;

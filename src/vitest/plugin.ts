@@ -142,6 +142,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         resume: options.resume ?? false,
         ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
         ...(options.images ? { images: options.images } : {}),
+        ...(options.services ? { services: options.services } : {}),
       };
       plans.set(commissionDir, plan);
     }

@@ -174,10 +174,12 @@ describe('creation: authorized-vulnerability-validation (a fixture faithful to t
     expect(c.rubric.dimensions.map((d) => d.max)).toEqual([28, 18, 18, 12, 14, 10]);
   });
 
-  test('"## Validity and zero-score rules" (no "gate" in it) makes findings.json and security_report.md required', () => {
+  test('"## Validity and zero-score rules" (no "gate" in it) requires each artifact its zero rule names, the "evidence manifest" too', () => {
+    // "No `findings.json`, `security_report.md`, or evidence manifest is produced": the interface's evidence/manifest.json.
     expect(c.config.artifacts.filter((a) => a.required).map((a) => a.path)).toEqual([
       'findings.json',
       'security_report.md',
+      'evidence/manifest.json',
     ]);
     expect(c.rubric.ceilings.map((x) => x.id)).toEqual(['zero-rules']);
   });

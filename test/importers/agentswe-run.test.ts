@@ -286,6 +286,9 @@ port = text.split('http://127.0.0.1:')[1].split('\`')[0]
 health = json.load(urllib.request.urlopen(f'http://127.0.0.1:{port}/health', timeout=20))
 json.dump({"schema_version": "1.0", "target": f"http://127.0.0.1:{port}", "findings": [], "negative_controls": [], "health": health}, open(os.path.join(out, 'findings.json'), 'w'))
 open(os.path.join(out, 'security_report.md'), 'w').write('# Executive Summary\\n')
+# The rubric's zero rule "No \`findings.json\`, \`security_report.md\`, or evidence manifest is produced" gates all three.
+os.makedirs(os.path.join(out, 'evidence'), exist_ok=True)
+json.dump({"schema_version": "1.0", "finding_evidence": [], "negative_control_evidence": []}, open(os.path.join(out, 'evidence', 'manifest.json'), 'w'))
 `;
 
   test("a case cannot reach another case's fixture: test_001 probing dev_001's port fails at the error-exit gate", async () => {

@@ -7,6 +7,7 @@ import {
   planRubric,
   rubricDimensions,
   scanRules,
+  tieredCap,
   zeroConditions,
 } from '../../src/importers/index.js';
 
@@ -256,6 +257,108 @@ describe('zero-score rules, wherever and however a rubric states them', () => {
       ['c8', null],
       [null, 20],
     ]);
+  });
+});
+
+describe('every rule of a rubric', () => {
+  // desktop-gui-automation's outputs and gates, as its 02_interface_and_delivery.md and rubric.md state them.
+  const gui = [
+    'automation_result.json',
+    'initial_state.png',
+    'decisive_step.png',
+    'final_state.png',
+    'run_report.json',
+  ];
+
+  test('a zero rule naming several artifacts gates each, one named by description too', () => {
+    expect(classifyGate('No `automation_result.json` or final screenshot is produced', gui)).toMatchObject({
+      required: ['automation_result.json', 'final_state.png'],
+      mechanical: ['artifacts'],
+      judged: false,
+      unresolved: [],
+    });
+    // formal-theorem-proving: "emits a corrupt/unparsable or unsafe patch" holds the one patch to parse, not present.
+    const lean = classifyGate('the agent produces no target artifacts, or emits a corrupt/unparsable or unsafe patch', [
+      'solution.patch',
+      'proof_report.json',
+    ]);
+    expect([lean.required, lean.parseable, lean.noTargets]).toEqual([[], ['solution.patch'], true]);
+    // authorized-vulnerability-validation: a file name holding "security" is not a judged security condition.
+    expect(
+      classifyGate('No `findings.json`, `security_report.md`, or evidence manifest is produced', [
+        'findings.json',
+        'security_report.md',
+        'evidence/manifest.json',
+      ]),
+    ).toMatchObject({ required: ['findings.json', 'security_report.md', 'evidence/manifest.json'], judged: false });
+    expect(
+      classifyGate('The agent exits success without both `solution.patch` and `repair_report.json`', [
+        'solution.patch',
+        'repair_report.json',
+        'run_report.json',
+      ]).required,
+    ).toEqual(['solution.patch', 'repair_report.json']);
+    expect(
+      classifyGate(
+        '`automation_result.json` is not parseable JSON, the final screenshot is not a readable PNG, or either belongs to a different case/run',
+        gui,
+      ),
+    ).toMatchObject({ parseable: ['automation_result.json', 'final_state.png'], judged: true });
+  });
+
+  test('an artifact description no single output fits leaves the rule to the judge, never ungated', () => {
+    // Without the interface (or with two screenshots that fit) "final screenshot" names no one file.
+    for (const outputs of [[], ['automation_result.json', 'final_a.png', 'final_b.png']]) {
+      const g = classifyGate('No `automation_result.json` or final screenshot is produced', outputs);
+      expect(g.required).toEqual(['automation_result.json']);
+      expect(g.unresolved).toEqual(['final screenshot']);
+      expect(g.judged).toBe(true);
+    }
+  });
+
+  test.prop([fc.uniqueArray(fc.stringMatching(/^q[a-z]{3,8}$/), { minLength: 2, maxLength: 5 }), fc.nat()])(
+    'a description picks the one output whose name holds its qualifier',
+    (stems, k) => {
+      const outputs = [...stems.map((s) => `${s}_shot.png`), 'result.json'];
+      const pick = stems[k % stems.length]!;
+      // A qualifier that is a prefix of another stem fits both: then no single output fits.
+      const clash = stems.some((s) => s !== pick && s.startsWith(pick));
+      const g = classifyGate(`No \`result.json\` or ${pick} screenshot is produced`, outputs);
+      expect(g.required).toEqual(clash ? ['result.json'] : ['result.json', `${pick}_shot.png`]);
+      expect(g.judged).toBe(clash);
+    },
+  );
+
+  test('a graded cap is a tiered ceiling, one ceiling per capped band, not its first number', () => {
+    const rule =
+      'Scale the ceiling by the share of required checks that pass: 85 % or more is not capped, 70–84 % caps at 45, 55–69 % at 32, 40-54% at 28, 25 to 39 % at 24, below 25 % at 20.';
+    expect(tieredCap(rule)).toEqual([
+      { band: '85 % or more', max: null },
+      { band: '70–84 %', max: 45 },
+      { band: '55–69 %', max: 32 },
+      { band: '40-54%', max: 28 },
+      { band: '25 to 39 %', max: 24 },
+      { band: 'below 25 %', max: 20 },
+    ]);
+    const scan = scanRules(`# R\n\n## Ceilings\n\n${rule}\n`, []);
+    expect(scan.ceilings.map((c) => [c.band, c.max])).toEqual([
+      ['70–84 %', 45],
+      ['55–69 %', 32],
+      ['40-54%', 28],
+      ['25 to 39 %', 24],
+      ['below 25 %', 20],
+    ]);
+    // The same bands as a list under a lead-in, or "between … and …": each capped band is a ceiling.
+    const list =
+      '# R\n\n## Coverage ceiling\n\nCap the total by the share of targets closed:\n\n- at or above 85 %: not capped\n- between 70 and 84 %: 45\n- below 70 %: at most 30\n';
+    expect(scanRules(list, []).ceilings.map((c) => [c.band, c.max, c.condition.startsWith('Cap the total')])).toEqual([
+      ['between 70 and 84 %', 45, true],
+      ['below 70 %', 30, true],
+    ]);
+    // One flat cap stays one ceiling; a cap table's uncapped band is no ceiling.
+    expect(tieredCap('If `review.html` is missing, cap the otherwise earned score at **20/100**.')).toBeNull();
+    const table = '# R\n\n## Caps\n\n| Coverage | Cap |\n| --- | --- |\n| 85–100 % | none |\n| 50–84 % | 40 |\n';
+    expect(scanRules(table, []).ceilings.map((c) => [c.condition, c.max])).toEqual([['50–84 %', 40]]);
   });
 });
 

@@ -4,7 +4,7 @@ import type { runDevRound } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { describeError, requireDirectory } from '../errors.js';
-import { declareOptions, imageMapOption, optionalInteger, stringOption } from '../options.js';
+import { declareOptions, imageMapOption, optionalInteger, serviceOption, stringOption } from '../options.js';
 import { TreeWatch } from '../watch.js';
 
 export default defineCommand({
@@ -26,6 +26,8 @@ Options:
   --ledger <file>      round ledger (default .heldout/rounds/<commission-id>.json; must lie outside the delivery)
   --sandbox ${SANDBOX_KINDS.join('|')}   (default auto: docker when an engine answers)
   --image-map <from=to> run image <to> wherever the commission names <from> (repeatable; see heldout run --help)
+  --service <name=url|cmd> map an evaluator-owned service the commission declares under \`external\` (repeatable;
+                        see heldout run --help)
   --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
   --trials <k>         trials per case (default: the commission's)
   --concurrency <n>    cases at once (default: number of cores)
@@ -37,7 +39,7 @@ Options:
 Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission, or round refused (budget spent).`,
   options: declareOptions({
     string: ['delivery', 'ledger', 'sandbox', 'out', 'trials', 'concurrency'],
-    strings: ['reporter', 'image-map'],
+    strings: ['reporter', 'image-map', 'service'],
     boolean: ['json', 'watch'],
   }),
   async run({ values, positionals }) {
@@ -50,6 +52,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const json = Boolean(values.json);
     const images = imageMapOption(values);
+    const services = serviceOption(values);
     if (json && values.watch) throw new UsageError('dev: --json prints one document; leave it out with --watch');
     // A bad package is refused with every problem before Vitest (and the sandboxes) load.
     await loadCommission(positionals[0]!, { checkModules: true });
@@ -66,6 +69,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
             ledger: stringOption(values, 'ledger'),
             sandbox,
             images,
+            services,
             out: stringOption(values, 'out'),
             trials: optionalInteger(values, 'trials', 1),
             concurrency: optionalInteger(values, 'concurrency', 1),

@@ -7,7 +7,14 @@ import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../..
 import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { deliveryMap } from '../deliveries.js';
-import { declareOptions, imageMapOption, numberOption, optionalInteger, stringOption } from '../options.js';
+import {
+  declareOptions,
+  imageMapOption,
+  numberOption,
+  optionalInteger,
+  serviceOption,
+  stringOption,
+} from '../options.js';
 
 /** The gate's thresholds, numbers read by numberOption. */
 const GATE_OPTIONS = ['min-result', 'min-pass-hat-k', 'max-gap'];
@@ -34,6 +41,9 @@ Options:
   --image-map <from=to>     run image <to> wherever a commission names <from> (or builds on it: the build is
                             skipped); repeatable, over the commission's own \`images\`; the report names each
                             substitution on every row it affects
+  --service <name=url|cmd>  an evaluator-owned service a commission declares under \`external\` (a browser-control
+                            service, web search, a case runtime): its URL or command reaches the sandbox under
+                            the variables the package documents; repeatable. Unmapped, its cases are infra-errors
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores; docker caps it at
                             HELDOUT_MAX_SANDBOXES, 2 × engine CPUs by default, and says so)
@@ -68,12 +78,13 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       'no-regression-vs',
       ...GATE_OPTIONS,
     ],
-    strings: ['reporter', 'delivery', 'case', 'image-map'],
+    strings: ['reporter', 'delivery', 'case', 'image-map', 'service'],
     boolean: ['resume', 'no-judge-cache', 'silent', 'oracle'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const images = imageMapOption(values);
+    const services = serviceOption(values);
     const oracle = values.oracle === true;
     const given = (values.delivery as string[] | undefined) ?? [];
     if (oracle && given.length > 0) throw new UsageError('run: --oracle and --delivery exclude each other');
@@ -149,6 +160,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
         trials,
         sandbox,
         images,
+        ...(services ? { services } : {}),
         out: stringOption(values, 'out'),
         concurrency,
         freeze: stringOption(values, 'freeze'),
