@@ -341,8 +341,10 @@ export class RunSession {
     await gateway.flush();
     const ledger = gateway.ledgerFor(caseKey, trial);
     const usage = gateway.usage(caseKey, trial);
-    const runCommand: CommandRunner = (command, opts) =>
-      this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir, commission);
+    const runCommand: CommandRunner = (command, { image, ...opts }) => {
+      ({ image, substituted: substitutedImages } = env.imageFor(image, 'command check', substitutedImages));
+      return this.evaluatorCommand(backend, command, { ...opts, image }, caseRef, trial, runDir, commission);
+    };
     const grade = await gradeCase({
       commission,
       caseRef,
