@@ -39,7 +39,8 @@ interface Tally {
   over: Verdict;
 }
 
-function describe(limits: OutputLimits, what: 'bytes' | 'entries' | 'depth'): string {
+/** The sentence for the first limit past which outputs went. */
+export function describeExcess(limits: OutputLimits, what: 'bytes' | 'entries' | 'depth'): string {
   if (what === 'bytes') return `the outputs hold more than the output budget of ${limits.bytes} bytes`;
   if (what === 'entries') return `the outputs hold more than ${limits.entries} files and directories`;
   return `the outputs nest deeper than ${limits.depth} levels`;
@@ -79,17 +80,17 @@ async function walk(
       if (tally.over) return;
       const r = joinName(rel, d.name);
       if (depth + 1 > limits.depth) {
-        tally.over = describe(limits, 'depth');
+        tally.over = describeExcess(limits, 'depth');
         return;
       }
       if (tally.entries + 1 > limits.entries) {
-        tally.over = describe(limits, 'entries');
+        tally.over = describeExcess(limits, 'entries');
         return;
       }
       let size = 0;
       if (sizes && d.isFile()) size = (await lstat(under(src, r)).catch(() => ({ size: 0 }))).size;
       if (tally.bytes + size > limits.bytes) {
-        tally.over = describe(limits, 'bytes');
+        tally.over = describeExcess(limits, 'bytes');
         return;
       }
       tally.entries++;
@@ -110,6 +111,18 @@ const nothing = async () => {};
  */
 export async function outputsExceed(dir: string, limits: OutputLimits): Promise<Verdict> {
   return (await walk(dir, limits, nothing, false)).over ?? (await walk(dir, limits, nothing)).over;
+}
+
+const NO_LIMITS: OutputLimits = {
+  bytes: Number.POSITIVE_INFINITY,
+  entries: Number.POSITIVE_INFINITY,
+  depth: Number.POSITIVE_INFINITY,
+};
+
+/** What `dir` holds now: bytes of its regular files and entries of every kind (what the limits count). */
+export async function outputsUsage(dir: string): Promise<{ bytes: number; entries: number }> {
+  const t = await walk(dir, NO_LIMITS, nothing);
+  return { bytes: t.bytes, entries: t.entries };
 }
 
 /**

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { CommissionConfig, HarborConfig, HarborStep } from '../../../commission/index.js';
 import type { TrialContainer } from '../../../sandbox/index.js';
 import { stripCanary } from '../../../util/index.js';
+import type { TrialOutputs } from './output-budget.js';
 import {
   collectArtifacts,
   collectLogArtifacts,
@@ -51,6 +52,8 @@ export interface StepInput {
   solutionEnv: Record<string, string>;
   out: string;
   caseInput: string;
+  /** The case's output budget, shared by every copy out of the trial. */
+  outputs: TrialOutputs;
 }
 
 /** One step (a single-step task is one step named `task`): setup, agent, artifacts, verifier, verdict. */
@@ -111,7 +114,7 @@ export async function runStep(
   record.agent = { exitCode: ran.exitCode, timedOut: ran.timedOut, wallMs: ran.wallMs };
   const said = { stdout: ran.stdout, stderr: ran.stderr };
   const artifacts = path.join(s.out, 'artifacts');
-  const missing = await collectArtifacts(trial, [...h.artifacts, ...(step?.artifacts ?? [])], artifacts);
+  const missing = await collectArtifacts(trial, [...h.artifacts, ...(step?.artifacts ?? [])], artifacts, s.outputs);
   if (missing.length) record.artifactsMissing = missing;
 
   const testDirs = [path.join(taskDir, 'tests'), ...(step ? [path.join(stepDir, 'tests')] : [])];
@@ -122,7 +125,7 @@ export async function runStep(
     env: { ...s.verifierEnv, ...resolveTemplates(step?.verifier.env ?? {}, process.env).env },
     timeoutSeconds: verifier.timeoutSeconds,
   });
-  await collectLogArtifacts(trial, artifacts);
+  await collectLogArtifacts(trial, artifacts, s.outputs);
   const verdict = judgeVerifier(run);
   if (verdict.kind === 'infra') return { record, infra: verdict.reason, ...said };
   record.rewards = verdict.rewards;
