@@ -164,7 +164,7 @@ export async function copyOutputsBounded(src: string, dest: string, limits: Outp
     } else if (d.isFile()) {
       await rm(to, { force: true, recursive: true });
       await copyFile(from, to);
-      await chmod(to, (await lstat(from)).mode & 0o777).catch(() => {});
+      await chmod(to, keptMode((await lstat(from)).mode)).catch(() => {});
     } else if (d.isFIFO()) {
       // Kept as what it is (grading lists it, never opens it); Node has no mkfifo of its own.
       const name = to.toString('utf8');
@@ -172,6 +172,22 @@ export async function copyOutputsBounded(src: string, dest: string, limits: Outp
     }
   });
   return tally.over;
+}
+
+/** A file's mode as it may stay in the host's report directory: no setuid, setgid or sticky bit, not world-writable. */
+export const keptMode = (mode: number): number => mode & 0o775;
+
+/**
+ * Strips what `keptMode` does not keep from every regular file under `dir` (links never followed): what a sandbox
+ * wrote straight into the host's directory (docker's bind mode) ends as the process backend's copies do.
+ */
+export async function stripUnsafeModes(dir: string): Promise<void> {
+  await walk(dir, NO_LIMITS, async (rel, d) => {
+    if (!d.isFile()) return;
+    const file = under(dir, rel);
+    const mode = (await lstat(file).catch(() => null))?.mode;
+    if (mode !== undefined && keptMode(mode) !== (mode & 0o7777)) await chmod(file, keptMode(mode)).catch(() => {});
+  });
 }
 
 /** A running sandbox's output directory, checked every `everyMs`; `onExceed` runs once, at the first excess. */
