@@ -157,7 +157,9 @@ function collectArtifacts(outputDir: string, limits: PromptLimits): CollectedArt
     // Read a little past what can be shown: enough to tell text from binary and to say how much was left out.
     const read = readOutputFile(outputDir, e.rel, Math.max(8192, Math.min(limits.perFile, budget) * 4 + 4));
     if (!read.ok) {
-      out.listed.push({ rel: e.rel, note: read.reason });
+      // The reason starts with the raw name, which only the quoted one may stand for.
+      const why = read.reason.startsWith(e.rel) ? `it${read.reason.slice(e.rel.length)}` : 'it cannot be read';
+      out.listed.push({ rel: e.rel, note: why });
       continue;
     }
     if (!isText(read.bytes, read.truncated)) {
