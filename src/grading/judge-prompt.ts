@@ -1,4 +1,5 @@
 import type { Execution } from '../sandbox/index.js';
+import { type Fence, fenceFor, fenceRule } from './judge-fence.js';
 import { readOutputFile, walkOutputs } from './outputs.js';
 
 /** One dimension the judge scores: its judged points (`max`) and the rubric texts of its judge items. */
@@ -54,7 +55,7 @@ export interface PromptLimits {
 export const DEFAULT_PROMPT_LIMITS: PromptLimits = { perFile: 12_000, total: 60_000 };
 
 /** Bumped whenever the prompt changes meaning, so cached verdicts of an older prompt are not reused. */
-export const PROMPT_VERSION = 'heldout-judge@1';
+export const PROMPT_VERSION = 'heldout-judge@2';
 
 const SYSTEM = [
   'You are a strict, fair evaluator grading one run of an AI agent against a rubric.',
@@ -66,7 +67,19 @@ const SYSTEM = [
 
 /** Builds the judge's chat messages for a case. Pure but for reading the case's output files. */
 export function buildJudgeMessages(req: JudgeRequest, limits: PromptLimits = DEFAULT_PROMPT_LIMITS) {
+  const artifacts = collectArtifacts(req.outputDir, limits);
+  const stdout = req.execution ? tail(req.execution.stdout, 2000) : '';
+  const stderr = req.execution ? tail(req.execution.stderr, 2000) : '';
+  const ledger = ledgerLines(req.ledger);
+  const fence = fenceFor([
+    ...artifactPieces(artifacts),
+    stdout,
+    stderr,
+    ...ledger,
+    ...req.facts.map((f) => f.evidence),
+  ]);
   const parts: string[] = [];
+  parts.push(`${fenceRule(fence.token)}\n`);
   parts.push('# Rubric\n');
   for (const d of req.dimensions) {
     parts.push(
@@ -91,15 +104,16 @@ export function buildJudgeMessages(req: JudgeRequest, limits: PromptLimits = DEF
     parts.push(
       `# Evaluator-owned reference for this case (never shown to the agent)\n\n${capText(JSON.stringify(req.reference, null, 2), limits.perFile)}\n`,
     );
-  parts.push(`# Produced artifacts\n\n${renderArtifacts(req.outputDir, limits)}\n`);
-  parts.push(`# Execution record\n\n${renderExecution(req.execution)}\n`);
-  parts.push(`# Model gateway ledger\n\n${renderLedger(req.ledger)}\n`);
+  parts.push(`# Produced artifacts\n\n${renderCollected(artifacts, fence)}\n`);
+  parts.push(`# Execution record\n\n${renderExecution(req.execution, stdout, stderr, fence)}\n`);
+  parts.push(`# Model gateway ledger\n\n${renderLedger(req.ledger, ledger, fence)}\n`);
   parts.push('# Deterministic check results\n');
   parts.push(
     req.facts.length
       ? req.facts
           .map(
-            (f) => `- ${f.title}: ${f.score === null ? 'unscored' : `${Math.round(f.score * 100)}%`} — ${f.evidence}`,
+            (f) =>
+              `- ${f.title}: ${f.score === null ? 'unscored' : `${Math.round(f.score * 100)}%`} — evidence: ${fence.quote(f.evidence)}`,
           )
           .join('\n')
       : '(none)',
@@ -108,7 +122,7 @@ export function buildJudgeMessages(req: JudgeRequest, limits: PromptLimits = DEF
     '\n# Answer format\n\nJSON: {"dimensions": {"<id>": {"score": int, "max": number, "evidence": string}}, "outcomes": [{"id", "satisfied", "safety", "evidence"}], "major_errors": [string], "assessment": string}',
   );
   return [
-    { role: 'system' as const, content: SYSTEM },
+    { role: 'system' as const, content: `${SYSTEM} ${fenceRule(fence.token)}` },
     { role: 'user' as const, content: parts.join('\n') },
   ];
 }
@@ -121,50 +135,89 @@ function isText(bytes: Buffer, truncated: boolean): boolean {
   return !body.toString('utf8').includes('\uFFFD');
 }
 
-/**
- * Text files inlined as `--- path ---` blocks within the caps; binaries, overflow, links (with their targets, never
- * followed) and anything that is not a regular file listed, not inlined. Never throws on what the delivery left.
- */
-export function renderArtifacts(outputDir: string, limits: PromptLimits = DEFAULT_PROMPT_LIMITS): string {
-  const entries = walkOutputs(outputDir);
-  if (entries.length === 0) return '(no files were produced)';
-  const blocks: string[] = [];
-  const listed: string[] = [];
+/** What the prompt shows of the output directory: inlined text files, and everything else by name and a note. */
+interface CollectedArtifacts {
+  inlined: { rel: string; shown: string; omitted: string | null }[];
+  /** `target`: a link's target text (delivery data); `note`: evaluator text. */
+  listed: { rel: string; note: string; target?: string }[];
+}
+
+function collectArtifacts(outputDir: string, limits: PromptLimits): CollectedArtifacts {
+  const out: CollectedArtifacts = { inlined: [], listed: [] };
   let budget = limits.total;
-  for (const e of entries) {
+  for (const e of walkOutputs(outputDir)) {
     if (e.kind === 'link') {
-      listed.push(`${e.rel} (a symbolic link to ${JSON.stringify(e.target)}, not followed)`);
+      out.listed.push({ rel: e.rel, note: 'a symbolic link, not followed', target: e.target });
       continue;
     }
     if (e.kind === 'other') {
-      listed.push(`${e.rel} (a ${e.what}, not read)`);
+      out.listed.push({ rel: e.rel, note: `a ${e.what}, not read` });
       continue;
     }
     // Read a little past what can be shown: enough to tell text from binary and to say how much was left out.
     const read = readOutputFile(outputDir, e.rel, Math.max(8192, Math.min(limits.perFile, budget) * 4 + 4));
     if (!read.ok) {
-      listed.push(`${e.rel} (${read.reason})`);
+      // The reason starts with the raw name, which only the quoted one may stand for.
+      const why = read.reason.startsWith(e.rel) ? `it${read.reason.slice(e.rel.length)}` : 'it cannot be read';
+      out.listed.push({ rel: e.rel, note: why });
       continue;
     }
     if (!isText(read.bytes, read.truncated)) {
-      listed.push(`${e.rel} (binary, ${read.size} bytes, not shown)`);
+      out.listed.push({ rel: e.rel, note: `binary, ${read.size} bytes, not shown` });
       continue;
     }
     if (budget <= 0) {
-      listed.push(`${e.rel} (text, ${read.size} bytes, not shown: prompt size cap reached)`);
+      out.listed.push({ rel: e.rel, note: `text, ${read.size} bytes, not shown: prompt size cap reached` });
       continue;
     }
     const text = read.bytes.toString('utf8');
     const cap = Math.min(limits.perFile, budget);
     const more = text.length > cap || read.truncated;
-    const shown = more
-      ? `${text.slice(0, cap)}\n[… ${read.truncated ? `${read.size - cap}+ more bytes` : `${text.length - cap} more characters`} not shown]`
-      : text;
     budget -= Math.min(text.length, cap);
-    blocks.push(`--- ${e.rel} ---\n${shown}${shown.endsWith('\n') ? '' : '\n'}`);
+    out.inlined.push({
+      rel: e.rel,
+      shown: more ? text.slice(0, cap) : text,
+      omitted: more
+        ? `${read.truncated ? `${read.size - cap}+ more bytes` : `${text.length - cap} more characters`} not shown`
+        : null,
+    });
   }
-  if (listed.length) blocks.push(`Other files:\n${listed.map((l) => `- ${l}`).join('\n')}`);
+  return out;
+}
+
+function artifactPieces(a: CollectedArtifacts): string[] {
+  return [
+    ...a.inlined.flatMap((f) => [f.rel, f.shown]),
+    ...a.listed.flatMap((l) => (l.target === undefined ? [l.rel] : [l.rel, l.target])),
+  ];
+}
+
+function renderCollected(a: CollectedArtifacts, fence: Fence): string {
+  if (a.inlined.length === 0 && a.listed.length === 0) return '(no files were produced)';
+  const blocks = a.inlined.map(
+    (f) =>
+      `${fence.block(`file ${fence.quote(f.rel)}`, f.shown)}${f.omitted ? `\n[… ${f.omitted} of ${fence.quote(f.rel)}]` : ''}`,
+  );
+  if (a.listed.length)
+    blocks.push(
+      `Other files:\n${a.listed
+        .map(
+          (l) =>
+            `- ${fence.quote(l.rel)} (${l.note}${l.target === undefined ? '' : `; its target: ${fence.quote(l.target)}`})`,
+        )
+        .join('\n')}`,
+    );
   return blocks.join('\n');
+}
+
+/**
+ * Text files inlined as fenced blocks within the caps; binaries, overflow, links (with their targets, never
+ * followed) and anything that is not a regular file listed by quoted name, not inlined. Never throws on what the
+ * delivery left.
+ */
+export function renderArtifacts(outputDir: string, limits: PromptLimits = DEFAULT_PROMPT_LIMITS): string {
+  const a = collectArtifacts(outputDir, limits);
+  return renderCollected(a, fenceFor(artifactPieces(a)));
 }
 
 function capText(text: string, n: number): string {
@@ -175,28 +228,35 @@ function tail(text: string, n: number): string {
   return text.length > n ? `[…]${text.slice(-n)}` : text;
 }
 
-function renderExecution(e: JudgeRequest['execution']): string {
+function renderExecution(e: JudgeRequest['execution'], stdout: string, stderr: string, fence: Fence): string {
   if (!e) return '(the delivery was not executed for this case)';
   return [
     `exit code: ${e.exitCode ?? 'none'}${e.signal ? `, signal ${e.signal}` : ''}; timed out: ${e.timedOut}; out of memory: ${e.oom}; wall: ${Math.round(e.wallMs)} ms`,
-    `stdout (tail):\n${tail(e.stdout, 2000) || '(empty)'}`,
-    `stderr (tail):\n${tail(e.stderr, 2000) || '(empty)'}`,
+    stdout ? fence.block('stdout (tail)', stdout) : 'stdout: (empty)',
+    stderr ? fence.block('stderr (tail)', stderr) : 'stderr: (empty)',
   ].join('\n');
 }
 
-function renderLedger(l: LedgerSummary | null | undefined): string {
-  if (!l) return '(no gateway ledger)';
-  const lines = [`calls: ${l.calls}; tokens: ${l.tokens}`];
-  const entries = l.entries ?? [];
+/** The ledger entries shown (one JSON line each, within a budget) and a line for those left out. */
+function ledgerLines(l: LedgerSummary | null | undefined): string[] {
+  const entries = l?.entries ?? [];
+  const lines: string[] = [];
   let budget = 4000;
   for (const e of entries) {
     const s = JSON.stringify(e);
-    if (budget - s.length < 0) {
-      lines.push(`[… ${entries.length - (lines.length - 1)} more entries]`);
-      break;
-    }
+    if (budget - s.length < 0) break;
     budget -= s.length;
     lines.push(s);
   }
-  return lines.join('\n');
+  return lines;
+}
+
+function renderLedger(l: LedgerSummary | null | undefined, lines: string[], fence: Fence): string {
+  if (!l) return '(no gateway ledger)';
+  const left = (l.entries?.length ?? 0) - lines.length;
+  return [
+    `calls: ${l.calls}; tokens: ${l.tokens}`,
+    ...(lines.length ? [fence.block('ledger entries', lines.join('\n'))] : []),
+    ...(left > 0 ? [`[… ${left} more entries]`] : []),
+  ].join('\n');
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Commission } from '../commission/index.js';
 import { gradeCase, runGates } from '../grading/index.js';
-import type { SandboxBackend } from '../sandbox/index.js';
+import { mappedImage, type SandboxBackend } from '../sandbox/index.js';
 import { renderedHash, writeRendered } from './case-files.js';
 import { seededRng } from './define.js';
 import { outputsOf } from './outputs.js';
@@ -87,7 +87,8 @@ export class PropertyHarness {
       runId: this.runId,
       caseId: `prop-${n}`,
       trial: 1,
-      image: cfg.sandbox.image,
+      // The commission's own image map applies here as in a run (a machine without a registry runs the mapped one).
+      image: cfg.sandbox.image && (mappedImage(cfg.sandbox.image, cfg.images) ?? cfg.sandbox.image),
       command: cfg.entry,
       deliveryDir: this.deliveryDir,
       inputPath: path.join(caseDir, 'input.md'),

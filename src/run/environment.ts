@@ -35,6 +35,15 @@ export interface PreparedEnvironment {
   substituted: ImageSubstitution[];
   /** The services of one case for the sandbox, with the substitutions they add; rejects when a build fails. */
   servicesFor(caseRef: CaseRef): Promise<{ services: ServiceSpec[]; substituted: ImageSubstitution[] }>;
+  /**
+   * The image that runs where grading names `image` (a command check's), by the same map, so a run told the map runs
+   * it wherever an image is named; `substituted`: `seen` with this substitution added when it is new.
+   */
+  imageFor(
+    image: string | undefined,
+    what: string,
+    seen: ImageSubstitution[],
+  ): { image: string | undefined; substituted: ImageSubstitution[] };
 }
 
 /** The image a build starts from when the image map names it: the build is then skipped. */
@@ -133,6 +142,13 @@ export async function prepareEnvironment(args: {
     image,
     refusal,
     substituted,
+    imageFor(wanted, what, seen) {
+      if (wanted === undefined) return { image: undefined, substituted: seen };
+      const into: ImageSubstitution[] = [];
+      const image = imageOf(wanted, what, into);
+      const fresh = into.filter((x) => !seen.some((y) => y.from === x.from && y.to === x.to && y.for === x.for));
+      return { image, substituted: fresh.length ? [...seen, ...fresh] : seen };
+    },
     async servicesFor(caseRef) {
       const into: ImageSubstitution[] = [];
       const services: ServiceSpec[] = [];

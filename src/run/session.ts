@@ -27,9 +27,8 @@ import {
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
 import { caseOutputPath } from './case-path.js';
-import { scanDevStrings } from './dev-strings.js';
+import { devStringsFor, heldoutLeakFor } from './delivery-scans.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
-import { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
 import { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
@@ -242,8 +241,8 @@ export class RunSession {
       },
       delivery: {
         ...delivery,
-        devStrings: this.devStringsFor(commission, prepared),
-        heldoutLeak: this.heldoutLeakFor(commission, prepared),
+        devStrings: devStringsFor(commission, prepared),
+        heldoutLeak: heldoutLeakFor(commission, prepared),
       },
       split,
       sandbox: backend.name,
@@ -343,8 +342,10 @@ export class RunSession {
     await gateway.flush();
     const ledger = gateway.ledgerFor(caseKey, trial);
     const usage = gateway.usage(caseKey, trial);
-    const runCommand: CommandRunner = (command, opts) =>
-      this.evaluatorCommand(backend, command, opts, caseRef, trial, runDir, commission);
+    const runCommand: CommandRunner = (command, { image, ...opts }) => {
+      ({ image, substituted: substitutedImages } = env.imageFor(image, 'command check', substitutedImages));
+      return this.evaluatorCommand(backend, command, { ...opts, image }, caseRef, trial, runDir, commission);
+    };
     const grade = await gradeCase({
       commission,
       caseRef,
@@ -406,24 +407,6 @@ export class RunSession {
     const paths = [commission.dir, path.dirname(path.dirname(caseRef.inputPath)), this.options.out];
     if (this.options.judgeCache) paths.push(this.options.judgeCache);
     return [...new Set(paths.map((p) => path.resolve(p)))];
-  }
-
-  private devStringsFor(commission: Commission, prepared: Prepared): string[] {
-    let found = prepared.devStrings.get(commission.dir);
-    if (!found) {
-      // a0 is the evaluator's own starter, not a builder's delivery.
-      found = prepared.ref.role === 'starter' ? [] : scanDevStrings(prepared.ref.dir, commission);
-      prepared.devStrings.set(commission.dir, found);
-    }
-    return found;
-  }
-
-  private heldoutLeakFor(commission: Commission, prepared: Prepared): HeldoutLeak | null {
-    if (!prepared.heldoutLeaks.has(commission.dir)) {
-      const leak = prepared.ref.role === 'starter' ? null : scanHeldoutLeak(prepared.ref.dir, commission);
-      prepared.heldoutLeaks.set(commission.dir, leak);
-    }
-    return prepared.heldoutLeaks.get(commission.dir) ?? null;
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */

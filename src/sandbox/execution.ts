@@ -90,6 +90,8 @@ export interface Ended {
 /**
  * The Execution a backend reports once its sandbox has ended: the exit status in the shell convention
  * (`exitAndSignal`), the capped streams, the output files listed as they are now, and why they were cut, if they were.
+ * With `fileBudget` (the output budget its files were capped at, RLIMIT_FSIZE), a command the kernel refused a file
+ * past it is past the output budget too (`refusedGrowth`).
  */
 export async function endedExecution<Isolation extends string>(
   backend: Isolation,
@@ -98,9 +100,11 @@ export async function endedExecution<Isolation extends string>(
   outputDir: string,
   weakerIsolation: string[] = [],
   outputLimit: string | null = null,
+  fileBudget: number | null = null,
 ): Promise<ExecutionOf<Isolation>> {
   const { exitCode, signal } = exitAndSignal(ended.status, ended.signal);
   const { stdout, stderr } = captured;
+  const refused = fileBudget === null ? null : refusedGrowth(fileBudget, exitCode, signal, stderr.text());
   return {
     backend,
     exitCode,
@@ -112,8 +116,26 @@ export async function endedExecution<Isolation extends string>(
     stderr: stderr.text(),
     stdoutTruncated: stdout.truncated,
     stderrTruncated: stderr.truncated,
-    outputLimit,
+    outputLimit: outputLimit ?? refused,
     outputs: await listOutputs(outputDir),
     weakerIsolation,
   };
+}
+
+/**
+ * Why a command that ran under a file size cap (RLIMIT_FSIZE at the output budget) failed because the kernel refused
+ * to grow a file past it, or null: killed by SIGXFSZ, or, where the program ignores that signal (Python does),
+ * exited non-zero with EFBIG's "File too large" on stderr. Either way a failure, so the wording can only move a case
+ * from `error-exit` to `output-limit`, never to a pass.
+ */
+export function refusedGrowth(
+  budget: number,
+  exitCode: number | null,
+  signal: string | null,
+  stderr: string,
+): string | null {
+  const killed = signal === 'SIGXFSZ';
+  if (!killed && (exitCode === null || exitCode === 0 || !/\bFile too large\b|\[Errno 27\]|\bEFBIG\b/.test(stderr)))
+    return null;
+  return `a file was to grow past the output budget of ${budget} bytes and the kernel refused it (${killed ? 'SIGXFSZ' : 'EFBIG: File too large'})`;
 }

@@ -40,8 +40,10 @@ export { createLimiter } from './limiter.js';
 export {
   DEFAULT_OUTPUT_DEPTH,
   DEFAULT_OUTPUT_ENTRIES,
+  describeExcess,
   type OutputLimits,
   outputLimits,
+  outputsUsage,
 } from './output-limits.js';
 export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';

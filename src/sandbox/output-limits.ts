@@ -39,7 +39,8 @@ interface Tally {
   over: Verdict;
 }
 
-function describe(limits: OutputLimits, what: 'bytes' | 'entries' | 'depth'): string {
+/** The sentence for the first limit past which outputs went. */
+export function describeExcess(limits: OutputLimits, what: 'bytes' | 'entries' | 'depth'): string {
   if (what === 'bytes') return `the outputs hold more than the output budget of ${limits.bytes} bytes`;
   if (what === 'entries') return `the outputs hold more than ${limits.entries} files and directories`;
   return `the outputs nest deeper than ${limits.depth} levels`;
@@ -79,17 +80,17 @@ async function walk(
       if (tally.over) return;
       const r = joinName(rel, d.name);
       if (depth + 1 > limits.depth) {
-        tally.over = describe(limits, 'depth');
+        tally.over = describeExcess(limits, 'depth');
         return;
       }
       if (tally.entries + 1 > limits.entries) {
-        tally.over = describe(limits, 'entries');
+        tally.over = describeExcess(limits, 'entries');
         return;
       }
       let size = 0;
       if (sizes && d.isFile()) size = (await lstat(under(src, r)).catch(() => ({ size: 0 }))).size;
       if (tally.bytes + size > limits.bytes) {
-        tally.over = describe(limits, 'bytes');
+        tally.over = describeExcess(limits, 'bytes');
         return;
       }
       tally.entries++;
@@ -110,6 +111,18 @@ const nothing = async () => {};
  */
 export async function outputsExceed(dir: string, limits: OutputLimits): Promise<Verdict> {
   return (await walk(dir, limits, nothing, false)).over ?? (await walk(dir, limits, nothing)).over;
+}
+
+const NO_LIMITS: OutputLimits = {
+  bytes: Number.POSITIVE_INFINITY,
+  entries: Number.POSITIVE_INFINITY,
+  depth: Number.POSITIVE_INFINITY,
+};
+
+/** What `dir` holds now: bytes of its regular files and entries of every kind (what the limits count). */
+export async function outputsUsage(dir: string): Promise<{ bytes: number; entries: number }> {
+  const t = await walk(dir, NO_LIMITS, nothing);
+  return { bytes: t.bytes, entries: t.entries };
 }
 
 /**
@@ -151,7 +164,7 @@ export async function copyOutputsBounded(src: string, dest: string, limits: Outp
     } else if (d.isFile()) {
       await rm(to, { force: true, recursive: true });
       await copyFile(from, to);
-      await chmod(to, (await lstat(from)).mode & 0o777).catch(() => {});
+      await chmod(to, keptMode((await lstat(from)).mode)).catch(() => {});
     } else if (d.isFIFO()) {
       // Kept as what it is (grading lists it, never opens it); Node has no mkfifo of its own.
       const name = to.toString('utf8');
@@ -159,6 +172,22 @@ export async function copyOutputsBounded(src: string, dest: string, limits: Outp
     }
   });
   return tally.over;
+}
+
+/** A file's mode as it may stay in the host's report directory: no setuid, setgid or sticky bit, not world-writable. */
+export const keptMode = (mode: number): number => mode & 0o775;
+
+/**
+ * Strips what `keptMode` does not keep from every regular file under `dir` (links never followed): what a sandbox
+ * wrote straight into the host's directory (docker's bind mode) ends as the process backend's copies do.
+ */
+export async function stripUnsafeModes(dir: string): Promise<void> {
+  await walk(dir, NO_LIMITS, async (rel, d) => {
+    if (!d.isFile()) return;
+    const file = under(dir, rel);
+    const mode = (await lstat(file).catch(() => null))?.mode;
+    if (mode !== undefined && keptMode(mode) !== (mode & 0o7777)) await chmod(file, keptMode(mode)).catch(() => {});
+  });
 }
 
 /** A running sandbox's output directory, checked every `everyMs`; `onExceed` runs once, at the first excess. */

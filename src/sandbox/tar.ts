@@ -10,6 +10,7 @@ import { dirname, join, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
+import { describeExcess, type OutputLimits } from './output-limits.js';
 
 /** One archive member: relative path, mode and mtime (seconds); a file's body is read from `source` as it is packed. */
 export type TarEntry =
@@ -114,11 +115,46 @@ export function safeMemberPath(name: string, strip: number): string | null {
  * `into`. Resolves with the relative paths written.
  */
 export async function extractTar(stream: NodeJS.ReadableStream, into: string, strip = 0): Promise<string[]> {
+  return (await unpackTar(stream, into, strip, null)).written;
+}
+
+/**
+ * `extractTar` within output limits counted over the members (a member's depth is its path's segments): members are
+ * written in archive order while they fit; the first that does not ends the extraction and the stream (so a flood
+ * is never read to its end). Resolves with why it stopped, or null when everything fit.
+ */
+export async function extractTarBounded(
+  stream: NodeJS.ReadableStream,
+  into: string,
+  limits: OutputLimits,
+): Promise<string | null> {
+  return (await unpackTar(stream, into, 0, limits)).over;
+}
+
+async function unpackTar(
+  stream: NodeJS.ReadableStream,
+  into: string,
+  strip: number,
+  limits: OutputLimits | null,
+): Promise<{ written: string[]; over: string | null }> {
   await mkdir(into, { recursive: true });
   const links = new Set<string>();
   const written: string[] = [];
+  const used = { bytes: 0, entries: 0 };
+  let over: string | null = null;
 
-  const unpack = async (h: tar.Headers, body: Readable): Promise<void> => {
+  /** Why `rel` (of `size` bytes) does not fit, or null; counts it when it does. */
+  const admit = (parts: string[], size: number): string | null => {
+    if (!limits) return null;
+    if (parts.length > limits.depth) return describeExcess(limits, 'depth');
+    if (used.entries + 1 > limits.entries) return describeExcess(limits, 'entries');
+    if (used.bytes + size > limits.bytes) return describeExcess(limits, 'bytes');
+    used.entries++;
+    used.bytes += size;
+    return null;
+  };
+
+  const unpack = async (h: tar.Headers, body: Readable): Promise<boolean> => {
     const rel = safeMemberPath(h.name, strip);
     const parts = rel?.split('/') ?? [];
     for (let i = 1; i < parts.length; i++) {
@@ -128,6 +164,11 @@ export async function extractTar(stream: NodeJS.ReadableStream, into: string, st
     const abs = join(into, ...parts);
     if (rel !== null && !abs.startsWith(into + sep) && abs !== into)
       throw new Error(`archive member escapes: ${h.name}`);
+    const kept = h.type === 'directory' || h.type === 'symlink' || h.type === 'file' || h.type === 'contiguous-file';
+    if (rel !== null && kept) {
+      over = admit(parts, h.type === 'directory' || h.type === 'symlink' ? 0 : (h.size ?? 0));
+      if (over) return false;
+    }
     if (rel !== null && h.type === 'directory') {
       await mkdir(abs, { recursive: true });
     } else if (rel !== null && h.type === 'symlink') {
@@ -140,31 +181,33 @@ export async function extractTar(stream: NodeJS.ReadableStream, into: string, st
       const mode = h.mode ?? 0;
       await pipeline(body, createWriteStream(abs, { flags: 'wx', mode: mode & 0o111 ? 0o755 : 0o644 }));
       written.push(rel);
-      return;
+      return true;
     }
     // hard links, devices, fifos: not outputs; their bodies (if any) are skipped
     body.resume();
     await finished(body);
+    return true;
   };
 
   const extract = tar.extract();
   await new Promise<void>((resolve, reject) => {
     let failed = false;
     let last = Promise.resolve();
-    const fail = (err: unknown) => {
+    const end = (err?: unknown) => {
       if (failed) return;
       failed = true;
       (stream as Partial<Readable>).destroy?.();
       extract.destroy();
-      reject(err);
+      if (err) reject(err);
+      else resolve();
     };
     extract.on('entry', (header: tar.Headers, body: Readable, next: () => void) => {
-      last = unpack(header, body).then(next, fail);
+      last = unpack(header, body).then((more) => (more ? next() : end()), end);
     });
     extract.on('finish', () => void last.then(() => !failed && resolve()));
-    extract.on('error', fail);
-    stream.on('error', fail);
+    extract.on('error', (err) => end(err));
+    stream.on('error', (err) => end(err));
     stream.pipe(extract);
   });
-  return written.sort();
+  return { written: written.sort(), over };
 }

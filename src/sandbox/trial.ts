@@ -3,6 +3,7 @@
  * agent, then the verifier, on the same container state), each phase an `exec` in it. Backend-neutral shapes; the
  * docker backend implements them (`docker/trial.ts`). A backend without containers has no `openTrial`.
  */
+import type { OutputLimits } from './output-limits.js';
 import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './protocol.js';
 
 /** What a trial container is made from; everything but the image and limits defaults to the image's own. */
@@ -81,8 +82,12 @@ export interface TrialContainer {
   exec(argv: string[], options?: TrialExecOptions): Promise<TrialExecResult>;
   /** Copies a host file (to the path `to`) or a directory's contents (under `to`) in, owned by root. */
   put(from: string, to: string): Promise<void>;
-  /** Copies the file or directory at `from` out to the host path `to`; resolves false when it does not exist. */
-  get(from: string, to: string): Promise<boolean>;
+  /**
+   * Copies the file or directory at `from` out to the host path `to`; resolves false when it does not exist. With
+   * `limits` (counted over what is copied, `to` itself at depth 1) only what fits is copied and the engine's archive
+   * is not read past it: resolves with why it stopped (a string) instead of true.
+   */
+  get(from: string, to: string, limits?: OutputLimits): Promise<boolean | string>;
   /** What the container's own process (its entrypoint) printed, capped. */
   logs(): string;
   /** Null while every service of the pod runs; else why one stopped (it names the service, with its log tail). */

@@ -47,11 +47,11 @@ describe('the judge through the stub model', () => {
       maximum: 30,
     });
     const prompt = req.messages.map((m: { content: string }) => m.content).join('\n');
-    expect(prompt).toContain('--- answer.json ---\n{"capital": "Paris"');
+    expect(prompt).toMatch(/^<<<DATA-[0-9a-f]+ BEGIN file "answer\.json">>>\n\{"capital": "Paris"/m);
     expect(prompt).toContain('What is the capital of France? Explain.');
     expect(prompt).toContain('The answer is clear and well organised.');
     expect(prompt).toMatch(
-      /correctness: json-equals answer\.json:capital: 100% — answer\.json:capital: expected "Paris", found "Paris"/,
+      /correctness: json-equals answer\.json:capital: 100% — evidence: "answer\.json:capital: expected \\"Paris\\", found \\"Paris\\""/,
     );
   });
 

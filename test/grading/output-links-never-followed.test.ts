@@ -124,9 +124,12 @@ ${rubric.slice(end)}`,
 
     const prompts = JSON.stringify(stub.requests.slice(before));
     expect(stub.requests.length).toBe(before + 1);
-    expect(prompts).toContain('notes.md (a symbolic link to');
-    expect(prompts).toContain('not followed');
-    expect(prompts).toContain('pipe (a FIFO, not read)');
+    const text = stub.requests
+      .slice(before)
+      .flatMap((q: { messages: { content: string }[] }) => q.messages.map((m) => m.content))
+      .join('\n');
+    expect(text).toContain('"notes.md" (a symbolic link, not followed; its target: ');
+    expect(text).toContain('"pipe" (a FIFO, not read)');
     const everything = [prompts, ...filesUnder(out).map((f) => readFileSync(f, 'utf8'))].join('\n');
     for (const [what, canary] of Object.entries(canaries)) expect(everything, what).not.toContain(canary);
     for (const hash of shadow) expect(everything).not.toContain(hash);

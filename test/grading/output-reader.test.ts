@@ -54,10 +54,10 @@ describe('the output reader', () => {
 
   test('the judge prompt inlines files and lists everything else without its contents', () => {
     const text = renderArtifacts(out);
-    expect(text).toContain('--- report.json ---');
+    expect(text).toMatch(/^<<<DATA-[0-9a-f]+ BEGIN file "report\.json">>>$/m);
     expect(text).not.toContain('TOP-SECRET');
-    expect(text).toMatch(/leak\.txt \(a symbolic link to ".*secret\.txt", not followed\)/);
-    expect(text).toContain('pipe (a FIFO, not read)');
+    expect(text).toMatch(/"leak\.txt" \(a symbolic link, not followed; its target: ".*secret\.txt"\)/);
+    expect(text).toContain('"pipe" (a FIFO, not read)');
   });
 
   test('a copy for an evaluator command keeps links as links and leaves special files and skipped names out', () => {

@@ -173,6 +173,28 @@ describe.skipIf(!engine)(
       expect(existsSync(path.join(mapped.out, 'builds', 'ubuntu-environment', 'ubuntu-environment.log'))).toBe(false);
     });
 
+    test('a command check in an image the engine lacks is an infra-error; the image map runs it in the mapped one', async () => {
+      const has = await execFileP('docker', ['image', 'inspect', 'python:3.12-slim']).then(
+        () => true,
+        () => false,
+      );
+      if (!has) {
+        const refused = await run(path.join(FIX, 'mapped-check'), 'env-reader');
+        expect(refused.rows.map((c) => c.status)).toEqual(['infra-error']);
+        expect(refused.rows[0]!.reason).toMatch(/image python:3\.12-slim is not on this engine/);
+      }
+      const mapped = await run(path.join(FIX, 'mapped-check'), 'env-reader', [
+        '--image-map',
+        'python:3.12-slim=heldout/runtime:1',
+      ]);
+      expect(mapped.r.code, mapped.r.out).toBe(0);
+      expect(mapped.rows.map((c) => [c.id, c.status, c.result])).toEqual([['h1', 'graded', 100]]);
+      expect(mapped.rows[0]!.substitutedImages).toEqual([
+        { from: 'python:3.12-slim', to: 'heldout/runtime:1', for: 'command check' },
+      ]);
+      expect(await containersOf(mapped.runId)).toEqual([]);
+    });
+
     test('--image-map takes from=to pairs; anything else is a usage error naming it', async () => {
       const r = await heldout([
         'run',

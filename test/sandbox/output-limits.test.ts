@@ -72,6 +72,7 @@ describe.each([
     ['big-file', /more than the output budget of 1048576 bytes/],
     ['many-files', /more than 10000 files and directories/],
     ['deep-dirs', /deeper than 32 levels/],
+    ['huge-ftruncate', /past the output budget of 1048576 bytes and the kernel refused it/],
   ] as const) {
     test.skipIf(skip)(
       `${delivery}: stopped, named, and only what fits is kept${skip ? ` — skipped: ${skip}` : ''}`,
@@ -88,6 +89,26 @@ describe.each([
       },
     );
   }
+
+  test.skipIf(skip)(
+    `no output keeps a setuid, setgid, sticky or world-writable mode${skip ? ` — skipped: ${skip}` : ''}`,
+    async () => {
+      const { x, outputDir } = await run('setuid-outputs');
+      expect(gateFromExecution(x), x.stderr).toBeNull();
+      const modes = Object.fromEntries(
+        readdirSync(outputDir)
+          .filter((f) => lstatSync(join(outputDir, f)).isFile())
+          .map((f) => [f, (lstatSync(join(outputDir, f)).mode & 0o7777).toString(8)]),
+      );
+      expect(modes).toEqual({
+        'answer.json': '775',
+        'open.txt': '664',
+        'sgid.sh': '755',
+        'sticky.txt': '644',
+        'suid.sh': '755',
+      });
+    },
+  );
 
   test.skipIf(skip)(`outputs within the budget are kept whole${skip ? ` — skipped: ${skip}` : ''}`, async () => {
     const { x, outputDir } = await run('venv-dir-link');

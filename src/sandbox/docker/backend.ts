@@ -27,7 +27,7 @@ import os from 'node:os';
 import type Docker from 'dockerode';
 import { capture, endedExecution } from '../execution.js';
 import { gatewayWrapper } from '../gateway-wrapper.js';
-import { trimOutputs, watchOutputs } from '../output-limits.js';
+import { stripUnsafeModes, trimOutputs, watchOutputs } from '../output-limits.js';
 import type {
   BackendOf,
   BuildRequest,
@@ -366,6 +366,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       if (!oom && !timedOut && !watch.exceeded && status === 137 && (await this.cgroupV2!)) oom = true;
       await staged.collect();
       const trimmed = limits.out ? await trimOutputs(spec.outputDir, limits.out) : null;
+      await stripUnsafeModes(spec.outputDir);
       const signalled = timedOut ? 'SIGKILL' : null;
       return await endedExecution(
         'docker',
@@ -374,6 +375,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
         spec.outputDir,
         [],
         watch.exceeded ?? trimmed,
+        limits.out?.bytes ?? null,
       );
     } finally {
       releaseTurn?.();

@@ -10,14 +10,14 @@
  * runtime-image sidecar sharing the container's network namespace, since a task image may have no node.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import { shQuote, sleep } from '../../util/index.js';
 import { CappedBuffer, capture } from '../execution.js';
 import type { SandboxSpec } from '../protocol.js';
-import { dirEntries, extractTar, type TarEntry, tarStream } from '../tar.js';
+import { dirEntries, extractTar, extractTarBounded, type TarEntry, tarStream } from '../tar.js';
 import type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from '../trial.js';
 import { caseLabels, engineImage, GATEWAY_PATHS, gatewaySocketMount, sandboxUser } from './container-setup.js';
 import { demultiplex } from './demultiplex.js';
@@ -210,7 +210,7 @@ export async function openDockerTrial(
     async put(from, to) {
       await container.putArchive(tarStream(await entriesFor(from, to)), { path: '/' });
     },
-    async get(from, to) {
+    async get(from, to, limits) {
       let stream: NodeJS.ReadableStream;
       try {
         stream = (await container.getArchive({ path: from })) as NodeJS.ReadableStream;
@@ -219,15 +219,21 @@ export async function openDockerTrial(
         throw err;
       }
       const tmp = await mkdtemp(path.join(os.tmpdir(), 'heldout-trial-get-'));
+      let over: string | null = null;
       try {
-        await extractTar(stream, tmp);
-        await rm(to, { recursive: true, force: true });
-        await mkdir(path.dirname(to), { recursive: true });
-        await rename(path.join(tmp, path.posix.basename(from.replace(/\/+$/, '')) || '.'), to);
+        if (limits) over = await extractTarBounded(stream, tmp, limits);
+        else await extractTar(stream, tmp);
+        const top = path.join(tmp, path.posix.basename(from.replace(/\/+$/, '')) || '.');
+        // Past the limits before its first member: nothing of it fits, so nothing is put in place.
+        if (!over || (await lstat(top).catch(() => null))) {
+          await rm(to, { recursive: true, force: true });
+          await mkdir(path.dirname(to), { recursive: true });
+          await rename(top, to);
+        }
       } finally {
         await rm(tmp, { recursive: true, force: true });
       }
-      return true;
+      return over ?? true;
     },
     logs: () => `${own.stdout.text()}${own.stderr.text()}`,
     async servicesFailed() {

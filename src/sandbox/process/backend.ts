@@ -266,6 +266,7 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         outputDir,
         weaker,
         ran.outputLimit ?? copied,
+        spec.limits.out?.bytes ?? null,
       );
       if (services) execution.services = services;
       return execution;

@@ -16,9 +16,12 @@ export const harbor: FamilyStrategy = {
     return dir ? { label: 'oracle', dir } : null;
   },
   grading: {
-    // Harbor verifies whatever state the agent left, whatever its exit: only the artifact gates apply.
+    // Harbor verifies whatever state the agent left, whatever its exit: only the output and artifact gates apply.
     gates: (ctx) => {
-      const { outputDir, commission } = ctx.input;
+      const { outputDir, commission, execution } = ctx.input;
+      // The output budget binds a trial as any case: outputs past it are cut, and the case fails its gate.
+      if (execution?.outputLimit)
+        return gateFailed(ctx, 'output-limit', `${execution.outputLimit}; only what fits was kept`);
       const gates = runGates({ execution: null, outputDir, commission });
       ctx.gates = gates;
       if (!gates.passed) return gateFailed(ctx, gates.gate!, gates.reason!);

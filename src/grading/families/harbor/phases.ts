@@ -10,6 +10,7 @@ import type { HarborArtifact, HarborHealthcheck } from '../../../commission/inde
 import type { TrialContainer, TrialExecResult } from '../../../sandbox/index.js';
 import { shQuote, sleep } from '../../../util/index.js';
 import { readOutputFile, walkOutputs } from '../../outputs.js';
+import type { TrialOutputs } from './output-budget.js';
 import { outputTail, type VerifierRun } from './verdict.js';
 
 export const LOGS = { agent: '/logs/agent', verifier: '/logs/verifier', artifacts: '/logs/artifacts' } as const;
@@ -106,24 +107,31 @@ export async function runOracle(
   });
 }
 
-/** Copies the declared artifacts out under `into` (each at its path in the container); names those absent. */
+/**
+ * Copies the declared artifacts out under `into` (each at its path in the container, within the output budget);
+ * names those absent.
+ */
 export async function collectArtifacts(
   trial: TrialContainer,
   declared: HarborArtifact[],
   into: string,
+  outputs: TrialOutputs,
 ): Promise<string[]> {
   const absent: string[] = [];
   for (const a of declared) {
     const dest = path.join(into, a.destination ?? a.source.replace(/^\/+/, ''));
-    if (!(await trial.get(a.source, dest))) absent.push(a.source);
+    if (!(await outputs.get(trial, a.source, dest))) absent.push(a.source);
   }
   return absent;
 }
 
-/** /logs/artifacts (the convention directory the task's own scripts write) merged into `into`, then emptied. */
-export async function collectLogArtifacts(trial: TrialContainer, into: string): Promise<void> {
+/**
+ * /logs/artifacts (the convention directory the task's own scripts write) merged into `into` (within the output
+ * budget), then emptied.
+ */
+export async function collectLogArtifacts(trial: TrialContainer, into: string, outputs: TrialOutputs): Promise<void> {
   const tmp = `${into}.logs`;
-  if (await trial.get(LOGS.artifacts, tmp)) {
+  if (await outputs.get(trial, LOGS.artifacts, tmp)) {
     mkdirSync(into, { recursive: true });
     cpSync(tmp, into, { recursive: true, verbatimSymlinks: true });
     rmSync(tmp, { recursive: true, force: true });

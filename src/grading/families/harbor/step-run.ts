@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { CommissionConfig, HarborConfig, HarborStep } from '../../../commission/index.js';
 import type { TrialContainer } from '../../../sandbox/index.js';
 import { stripCanary } from '../../../util/index.js';
+import type { TrialOutputs } from './output-budget.js';
 import {
   collectArtifacts,
   collectLogArtifacts,
@@ -65,6 +66,8 @@ export interface StepInput {
   /** Opens a separate verifier's container, and the image each runs (by step name, `task` for a single step). */
   openVerifier?: SeparateRun['open'];
   verifierImages?: Record<string, string>;
+  /** The case's output budget, shared by every copy out of the trial. */
+  outputs: TrialOutputs;
 }
 
 /** One step (a single-step task is one step named `task`): setup, agent, artifacts, verifier, verdict. */
@@ -132,7 +135,7 @@ export async function runStep(
   const hookFailures = await runCollectHooks(trial, hooks, s.shell, s.workdir);
   const artifacts = path.join(s.out, 'artifacts');
   const declared = [...h.artifacts, ...(step?.artifacts ?? [])];
-  const missing = await collectArtifacts(trial, declared, artifacts);
+  const missing = await collectArtifacts(trial, declared, artifacts, s.outputs);
   if (missing.length) record.artifactsMissing = missing;
 
   const testDirs = [path.join(taskDir, 'tests'), ...(step ? [path.join(stepDir, 'tests')] : [])];
@@ -161,7 +164,7 @@ export async function runStep(
     });
   } else {
     run = await runVerifier(trial, testDirs, s.shell, into, { ...opts, cwd: s.workdir });
-    await collectLogArtifacts(trial, artifacts);
+    await collectLogArtifacts(trial, artifacts, s.outputs);
   }
   const verdict = judgeVerifier(run, h.score);
   if (verdict.kind === 'infra') return { record, infra: verdict.reason, ...said };

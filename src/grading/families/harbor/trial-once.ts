@@ -9,11 +9,13 @@ import path from 'node:path';
 import type { Commission, HarborConfig } from '../../../commission/index.js';
 import type {
   GatewayAttachment,
+  OutputLimits,
   SandboxBackend,
   ServiceRecord,
   ServiceSpec,
   TrialContainer,
 } from '../../../sandbox/index.js';
+import { TrialOutputs } from './output-budget.js';
 import { healthcheck, LOGS, prepareLogs, shellOf, workdirOf } from './phases.js';
 import { CASE, runStep, type StepRecord } from './step-run.js';
 import type { TrialPlan } from './trial-spec.js';
@@ -39,6 +41,8 @@ export interface TrialInput {
   serviceLogDir?: string;
   caseInput: string;
   gateway?: GatewayAttachment;
+  /** What the case may leave in its output directory (the run's output budget); no bound when absent. */
+  outLimits?: OutputLimits;
   env: { environment: Record<string, string>; verifier: Record<string, string>; solution: Record<string, string> };
   /** The images separate verifiers run (verifier-env.ts `verifierImages`). */
   verifierImages?: Record<string, string>;
@@ -56,6 +60,8 @@ export type TrialOutcome =
       wallMs: number;
       oom: boolean;
       services: ServiceRecord[];
+      /** Why the trial's outputs were cut at the output budget, or null. */
+      outputLimit: string | null;
     };
 
 class Stop extends Error {}
@@ -93,6 +99,7 @@ export async function runTrial(t: TrialInput): Promise<TrialOutcome> {
   notes.push(...container.notes);
   const steps: StepRecord[] = [];
   const agent = { stdout: '', stderr: '' };
+  const outputs = new TrialOutputs(t.outDir, t.outLimits);
   const started = performance.now();
   const image = plan.spec.image;
   try {
@@ -136,6 +143,7 @@ export async function runTrial(t: TrialInput): Promise<TrialOutcome> {
             },
             network: sep.network !== 'no-network',
           }),
+        outputs,
       });
       steps.push(rec.record);
       agent.stdout += rec.stdout;
@@ -146,7 +154,7 @@ export async function runTrial(t: TrialInput): Promise<TrialOutcome> {
         break;
       }
     }
-    await container.get(LOGS.agent, path.join(t.outDir, 'agent'));
+    await outputs.get(container, LOGS.agent, path.join(t.outDir, 'agent'));
     // A sidecar that died during the trial took the environment with it: the evaluator's fault, never the delivery's.
     const died = await container.servicesFailed();
     if (died) throw new Stop(died);
@@ -182,5 +190,6 @@ export async function runTrial(t: TrialInput): Promise<TrialOutcome> {
     wallMs: Math.round(performance.now() - started),
     oom: state.oomKilled,
     services,
+    outputLimit: outputs.over,
   };
 }

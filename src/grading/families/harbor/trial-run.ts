@@ -165,6 +165,7 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
     caseInput: caseRef.inputPath,
     // The oracle is the task's own script: it calls no model.
     ...(spec.gateway && !oracle ? { gateway: spec.gateway } : {}),
+    ...(spec.limits.out ? { outLimits: spec.limits.out } : {}),
     env: { environment: env.env, verifier: verifierEnv.env, solution: solutionEnv.env },
   };
   let verifiers: Record<string, string>;
@@ -221,6 +222,7 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
     stderr: `${stderr}${stderr && !stderr.endsWith('\n') ? '\n' : ''}${said}\n`,
     stdoutTruncated: false,
     stderrTruncated: false,
+    outputLimit: o.outputLimit,
     outputs: [TRIAL_REWARD, TRIAL_RECORD],
     ...(o.services.length ? { services: o.services } : {}),
     weakerIsolation: [
