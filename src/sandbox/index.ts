@@ -1,6 +1,6 @@
 /**
  * The sandbox part's public face (DESIGN §7). Backends register by name in `registry.ts`; each lives in its own
- * folder (`docker/`, `process/`, `swarm/`), and other parts reach them only through this file.
+ * folder (`docker/`, `podman/`, `process/`, `swarm/`), and other parts reach them only through this file.
  */
 
 export { createDockerBackend, type DockerBackendOptions, dockerBackend } from './docker/backend.js';
@@ -13,6 +13,7 @@ export {
   engineGateDir,
   gateSettings,
 } from './docker/engine-gate.js';
+export { type EngineFlavour, engineFlavour } from './docker/flavour.js';
 export { asEngineError, EngineGoneError, isEngineGone } from './docker/engine-gone.js';
 export { type GcResult, gc } from './docker/gc.js';
 export { liveContainers } from './docker/live-containers.js';
@@ -43,6 +44,7 @@ export {
   type OutputLimits,
   outputLimits,
 } from './output-limits.js';
+export { createPodmanBackend, getPodman, podmanBackend, podmanSocket } from './podman/backend.js';
 export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';
 export { type ProcessCapabilities, processCapabilities } from './process/capabilities.js';

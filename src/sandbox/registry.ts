@@ -4,6 +4,7 @@
  */
 import { dockerBackend } from './docker/backend.js';
 import { processBackend } from './process/backend.js';
+import { podmanBackend } from './podman/backend.js';
 import type { BackendOf } from './protocol.js';
 import { swarmBackend } from './swarm/backend.js';
 
@@ -15,6 +16,7 @@ function registry<T extends { [K in keyof T]: BackendOf<string, K & string> }>(b
 /** Every backend by name; the shared instances run on the default engine (DOCKER_HOST or the local socket). */
 export const BACKENDS = registry({
   docker: dockerBackend,
+  podman: podmanBackend,
   process: processBackend,
   swarm: swarmBackend,
 });

@@ -57,8 +57,8 @@ export async function gc(options: { docker?: Docker; runId?: string; keepLive?: 
   try {
     services = (await docker.listServices({ filters: { label } })) as typeof services;
   } catch (err) {
-    // 503: this engine is not a swarm manager, so it has no services
-    if (statusOf(err) !== 503) throw err;
+    // 503: this engine is not a swarm manager; 404: it has no swarm API at all (podman). Either way, no services.
+    if (statusOf(err) !== 503 && statusOf(err) !== 404) throw err;
   }
   services = services.filter((s) => !keep(s.Spec?.Labels));
   for (const s of services) result.services += await removed(() => docker.getService(s.ID).remove());

@@ -1,0 +1,81 @@
+/**
+ * Issue 33: the acceptance behaviours of issue 3 on podman's docker-compatible service, the same ones docker runs.
+ * Needs a podman service (`.ci/run` starts one when none answers; CONTAINER_HOST names another); without one the
+ * file is skipped and says so. The runtime image is imported by heldout itself on first use (podman has no registry).
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import {
+  engineFlavour,
+  ensureRuntimeImage,
+  getPodman,
+  podmanBackend,
+  podmanSocket,
+  RUNTIME_IMAGE,
+  runtimeRecipe,
+} from '../../src/sandbox/index.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
+import { containerBehaviours, sandboxBehaviours } from './behaviours.js';
+import { execFileP, makeCase, scratch, spec } from './helpers.js';
+
+const why = await podmanBackend.unavailable(WAIT_MS);
+
+/** Containers of a run id, listed through podman's own CLI on the same service. */
+async function podmanPs(id: string): Promise<string[]> {
+  const args = ['--url', `unix://${podmanSocket()}`, 'ps', '-a', '-q', '--filter', `label=heldout.run=${id}`];
+  const { stdout } = await execFileP('podman', args);
+  return stdout.split('\n').filter(Boolean);
+}
+
+describe.skipIf(why !== null)(why === null ? 'podman sandbox' : `podman sandbox — skipped: ${why}`, () => {
+  beforeAll(async () => {
+    const img = await ensureRuntimeImage({ docker: getPodman() });
+    expect(img.tag).toBe(RUNTIME_IMAGE);
+  });
+
+  sandboxBehaviours(
+    containerBehaviours(() => podmanBackend, undefined, podmanPs, { name: 'podman', docker: getPodman() }),
+  );
+
+  describe('podman specifics', () => {
+    test('the engine is detected as podman from its own answer', async () => {
+      expect(await engineFlavour(getPodman())).toBe('podman');
+    });
+
+    test('the runtime image keeps its tag and its recipe label, so the next run imports nothing', async () => {
+      const info = await getPodman().getImage(RUNTIME_IMAGE).inspect();
+      expect(info.RepoTags?.some((t) => t.endsWith(`/${RUNTIME_IMAGE}`))).toBe(true);
+      // podman's compat import tags `:latest` by itself; heldout drops that tag so nothing else is named after it.
+      expect(info.RepoTags?.some((t) => t.endsWith(':latest'))).toBe(false);
+      // What ensureRuntimeImage compares: a lost label would re-import the image on every run.
+      expect(info.Config?.Labels?.['heldout.recipe']).toBe((await runtimeRecipe()).hash);
+      expect(info.Config?.Labels?.['heldout.image']).toBe('runtime');
+    });
+
+    test('an output budget (fsize) runs: podman is given nofile and nproc the host allows', async () => {
+      const s = await scratch('podman-fsize');
+      try {
+        const c = await makeCase(`${s.root}/cases`, 'c', 'x');
+        const x = await podmanBackend.run(
+          spec({
+            command: 'ulimit -f; head -c 5000 /dev/zero > /out/big; echo wrote',
+            deliveryDir: s.delivery('ok'),
+            inputPath: c.inputPath,
+            outputDir: `${s.root}/out`,
+            limits: {
+              wallSeconds: 30,
+              memoryMb: 256,
+              cpus: 1,
+              pids: 64,
+              outputBytes: 65536,
+              out: { bytes: 1000, entries: 10, depth: 4 },
+            },
+          }),
+        );
+        expect(x.backend).toBe('podman');
+        expect(x.outputLimit).toMatch(/./);
+      } finally {
+        await s.cleanup();
+      }
+    });
+  });
+});
