@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import {
   engineFlavour,
   ensureRuntimeImage,
+  gc,
   getPodman,
   podmanBackend,
   podmanSocket,
@@ -15,6 +16,7 @@ import {
 } from '../../src/sandbox/index.js';
 import { WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, sandboxBehaviours } from './behaviours.js';
+import { serviceBehaviours } from './service-behaviours.js';
 import { execFileP, makeCase, scratch, spec } from './helpers.js';
 
 const why = await podmanBackend.unavailable(WAIT_MS);
@@ -35,6 +37,16 @@ describe.skipIf(why !== null)(why === null ? 'podman sandbox' : `podman sandbox 
   sandboxBehaviours(
     containerBehaviours(() => podmanBackend, undefined, podmanPs, { name: 'podman', docker: getPodman() }),
   );
+
+  serviceBehaviours({
+    name: 'podman',
+    backend: () => podmanBackend,
+    leftovers: podmanPs,
+    // holder, service, case
+    running: async (id) => (await podmanPs(id)).length >= 3,
+    gc: (id) => gc({ runId: id, docker: getPodman() }),
+    missingImage: null,
+  });
 
   describe('podman specifics', () => {
     test('the engine is detected as podman from its own answer', async () => {

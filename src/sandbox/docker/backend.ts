@@ -58,7 +58,7 @@ import { demultiplex } from './demultiplex.js';
 import { engineAnswers, engineLabel, engineWhere, getDocker, isLocalEngine, statusOf } from './engine.js';
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from './engine-gate.js';
 import { asEngineError, isEngineGone } from './engine-gone.js';
-import { containerUlimits, engineFlavour } from './flavour.js';
+import { createContainer, engineFlavour } from './flavour.js';
 import { cleanupEngine } from './gc.js';
 import { awaitTurn, HOLD_LINE, turnWithGate } from './hold.js';
 import { buildOnEngine } from './image-build.js';
@@ -232,7 +232,7 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
     const memory = Math.floor(limits.memoryMb * 1024 * 1024);
     const tmpMb = this.options.tmpMb ?? 64;
 
-    const container = await this.docker.createContainer({
+    const container = await createContainer(this.docker, {
       Image: image,
       Cmd: ['/bin/sh', '-c', script],
       Entrypoint: [],
@@ -264,7 +264,7 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
         ShmSize: 16 * 1024 * 1024,
         Init: this.options.init ?? true,
         // No file the delivery writes grows past the output budget (output-limits.ts: one byte past it fails the gate).
-        Ulimits: containerUlimits(await engineFlavour(this.docker), limits.out ? limits.out.bytes + 1 : undefined),
+        Ulimits: limits.out ? [{ Name: 'fsize', Soft: limits.out.bytes + 1, Hard: limits.out.bytes + 1 }] : undefined,
         LogConfig: { Type: 'none', Config: {} },
         AutoRemove: false,
         Privileged: false,

@@ -70,3 +70,30 @@ export function containerUlimits(
   }
   return out.length > 0 ? out : undefined;
 }
+
+/**
+ * Creates a container as `options` say, with podman's differences made up for here, so no caller misses them: the
+ * rlimits it would set too high (`containerUlimits`), and the pod's names: a container joining another's network
+ * namespace gets its own /etc/hosts there, without the holder's extra hosts (and may set none), so it is given the
+ * holder's hosts file, read-only, as docker shares it.
+ */
+export async function createContainer(
+  docker: Docker,
+  options: Docker.ContainerCreateOptions,
+): Promise<Docker.Container> {
+  const flavour = await engineFlavour(docker);
+  if (flavour !== 'podman') return docker.createContainer(options);
+  const host = options.HostConfig ?? {};
+  const given = host.Ulimits ?? [];
+  const fsize = given.find((u) => u.Name === 'fsize');
+  const others = given.filter((u) => u.Name !== 'fsize' && u.Name !== 'nofile' && u.Name !== 'nproc');
+  const Ulimits = [...others, ...(containerUlimits(flavour, fsize?.Hard) ?? [])];
+  const joined = host.NetworkMode?.startsWith('container:') ? host.NetworkMode.slice('container:'.length) : null;
+  let Mounts = host.Mounts;
+  if (joined && !Mounts?.some((m) => m.Target === '/etc/hosts')) {
+    const hostsPath = ((await docker.getContainer(joined).inspect()) as { HostsPath?: string }).HostsPath;
+    if (hostsPath)
+      Mounts = [...(Mounts ?? []), { Type: 'bind', Source: hostsPath, Target: '/etc/hosts', ReadOnly: true }];
+  }
+  return docker.createContainer({ ...options, HostConfig: { ...host, Ulimits, Mounts } });
+}

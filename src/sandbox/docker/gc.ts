@@ -9,7 +9,7 @@ import { OWNER_LABEL, ownerState } from '../owner.js';
 import type { Removed } from '../protocol.js';
 import { LABEL, RUN_LABEL } from './container-setup.js';
 import { engineAnswers, engineLabel, getDocker, statusOf } from './engine.js';
-import { untrackContainer } from './live-containers.js';
+import { removeContainers } from './live-containers.js';
 
 /** What `gc` removed on one engine, by kind. */
 export interface GcResult {
@@ -64,12 +64,12 @@ export async function gc(options: { docker?: Docker; runId?: string; keepLive?: 
   for (const s of services) result.services += await removed(() => docker.getService(s.ID).remove());
   if (services.length > 0) await waitForTaskContainers(docker, label);
   const list = (await docker.listContainers({ all: true, filters: { label } })).filter((c) => !keep(c.Labels));
-  await Promise.all(
-    list.map(async (c) => {
-      result.containers += await removed(() => docker.getContainer(c.Id).remove({ force: true, v: true }));
-      untrackContainer(c.Id);
-    }),
+  const swept = await removeContainers(
+    docker,
+    list.map((c) => c.Id),
   );
+  if (swept.failed.length > 0) throw swept.failed[0]!.err;
+  result.containers += swept.removed.length;
   for (const n of await docker.listNetworks({ filters: { label } }))
     if (!keep(n.Labels)) result.networks += await removed(() => docker.getNetwork(n.Id).remove());
   for (const v of (await docker.listVolumes({ filters: { label } })).Volumes ?? [])
