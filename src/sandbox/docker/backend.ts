@@ -363,7 +363,7 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
 
   async cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
     if ((this.options.absent?.() ?? null) !== null) return {};
-    return cleanupEngine(this.docker, runId, options.keepLive);
+    return cleanupEngine(this.docker, runId, options.keepLive, this.name);
   }
 
   /** A trial container (docker/trial.ts), holding one of the engine gate's slots until it is closed. */

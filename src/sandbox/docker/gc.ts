@@ -91,9 +91,14 @@ async function waitForTaskContainers(docker: Docker, label: string[]): Promise<v
 }
 
 /** A docker-isolated backend's `cleanup`: `gc` on its engine, which must answer within 5 s. */
-export async function cleanupEngine(docker: Docker, runId?: string, keepLive = false): Promise<Removed> {
+export async function cleanupEngine(
+  docker: Docker,
+  runId?: string,
+  keepLive = false,
+  engine = 'docker',
+): Promise<Removed> {
   if (!(await engineAnswers(5000, docker))) {
-    throw new Error(`no docker engine answers at ${engineLabel(docker)}; nothing to clean there`);
+    throw new Error(`no ${engine} engine answers at ${engineLabel(docker)}; nothing to clean there`);
   }
   return { ...(await gc({ docker, runId, keepLive })) };
 }
