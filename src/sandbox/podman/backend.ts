@@ -33,7 +33,17 @@ export function getPodman(): Docker {
 
 /** A podman backend on `docker` (a client of a podman service), default the one at `podmanSocket()`. */
 export function createPodmanBackend(options: { docker?: Docker } = {}): BackendOf<'podman', 'podman'> {
-  const docker = options.docker ?? getPodman();
+  // A CONTAINER_HOST heldout cannot use makes podman unavailable (saying why), never the sandbox part unloadable.
+  let unusable: string | null = null;
+  let docker = options.docker;
+  if (!docker) {
+    try {
+      docker = getPodman();
+    } catch (err) {
+      unusable = (err as Error).message;
+      docker = new Docker({ socketPath: '/nonexistent/podman.sock' });
+    }
+  }
   const socket = (docker.modem as unknown as { socketPath?: unknown }).socketPath;
   return createDockerBackend({
     name: 'podman',
@@ -42,9 +52,10 @@ export function createPodmanBackend(options: { docker?: Docker } = {}): BackendO
     // Only when named: auto keeps choosing docker, whose figures every existing report was made with.
     autoRank: null,
     absent: () =>
-      typeof socket === 'string' && !existsSync(socket)
+      unusable ??
+      (typeof socket === 'string' && !existsSync(socket)
         ? `podman is not running here (no socket at ${socket}; start \`podman system service --time=0\` or set CONTAINER_HOST)`
-        : null,
+        : null),
     hint: 'start `podman system service --time=0`, or set CONTAINER_HOST',
   });
 }
