@@ -2,7 +2,11 @@
  * Issue 33: the acceptance behaviours of issue 3 on podman's docker-compatible service, the same ones docker runs.
  * Needs a podman service (`.ci/run` starts one when none answers; CONTAINER_HOST names another); without one the
  * file is skipped and says so. The runtime image is imported by heldout itself on first use (podman has no registry).
+ * One test drives the built CLI (`npm run build` first when running it alone).
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import {
   engineFlavour,
@@ -14,10 +18,11 @@ import {
   RUNTIME_IMAGE,
   runtimeRecipe,
 } from '../../src/sandbox/index.js';
+import { heldout } from '../helpers/cli.js';
 import { WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, sandboxBehaviours } from './behaviours.js';
+import { execFileP, makeCase, REPO, scratch, spec } from './helpers.js';
 import { serviceBehaviours } from './service-behaviours.js';
-import { execFileP, makeCase, scratch, spec } from './helpers.js';
 
 const why = await podmanBackend.unavailable(WAIT_MS);
 
@@ -51,6 +56,26 @@ describe.skipIf(why !== null)(why === null ? 'podman sandbox' : `podman sandbox 
   describe('podman specifics', () => {
     test('the engine is detected as podman from its own answer', async () => {
       expect(await engineFlavour(getPodman())).toBe('podman');
+    });
+
+    test('DOCKER_HOST at the podman socket: detected, not assumed; the report names podman and the case passes', async () => {
+      const out = await mkdtemp(join(os.tmpdir(), 'heldout-podman-docker-host-'));
+      try {
+        const env = { ...process.env, DOCKER_HOST: `unix://${podmanSocket()}` };
+        const args = [
+          'run',
+          join(REPO, 'tasks/log-triage'),
+          '--delivery',
+          join(REPO, 'fixtures/deliveries/log-triage-reference'),
+        ];
+        const r = await heldout([...args, '--case', 'h01-jsonl', '--sandbox', 'docker', '--out', out], { env });
+        expect(r.code, r.out).toBe(0);
+        const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
+        expect(summary.run.sandbox).toBe('podman');
+        expect(summary.commissions[0].cases.map((c: { passed: boolean }) => c.passed)).toEqual([true]);
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
     });
 
     test('the runtime image keeps its tag and its recipe label, so the next run imports nothing', async () => {

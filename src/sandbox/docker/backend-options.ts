@@ -7,6 +7,8 @@ import { SANDBOX_UID } from '../sandbox-user.js';
 export interface DockerBackendOptions<N extends string = 'docker', K extends string = 'docker'> {
   /** The isolation reports show (default `docker`); a backend made from this factory names its own engine. */
   name?: N;
+  /** Name the isolation after the engine that answers (`podman` behind DOCKER_HOST) rather than `name`. */
+  nameFromEngine?: boolean;
   /** The registry key (default `docker`). */
   kind?: K;
   /** The engine's client; default the process's (DOCKER_HOST or the local socket). */

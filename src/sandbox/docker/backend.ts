@@ -71,8 +71,10 @@ import { openDockerTrial } from './trial.js';
 export type { DockerBackendOptions } from './backend-options.js';
 
 class DockerBackend<N extends string, K extends string> implements BackendOf<N, K> {
-  readonly name: N;
   readonly kind: K;
+  private readonly baseName: N;
+  /** With `nameFromEngine`, the engine found answering (`podman` behind DOCKER_HOST), once asked. */
+  private engineName: N | null = null;
   /** `auto` takes docker whenever an engine answers. */
   readonly autoRank: number | null;
   /** On a local engine a case's container is made and started ahead of its turn (`run`, file comment). */
@@ -87,7 +89,7 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
 
   constructor(options: DockerBackendOptions<N, K> & { name: N; kind: K }) {
     this.options = withEngineDefaults(options);
-    this.name = options.name;
+    this.baseName = options.name;
     this.kind = options.kind;
     this.autoRank = options.autoRank === undefined ? 1 : options.autoRank;
     this.docker = options.docker ?? getDocker();
@@ -100,7 +102,10 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
   async unavailable(timeoutMs = 2000): Promise<string | null> {
     const absent = this.options.absent?.() ?? null;
     if (absent !== null) return `sandbox ${this.kind}: ${absent}`;
-    if (await engineAnswers(timeoutMs, this.docker)) return null;
+    if (await engineAnswers(timeoutMs, this.docker)) {
+      await this.nameEngine();
+      return null;
+    }
     const hint = this.options.hint ?? 'start one, set DOCKER_HOST, or use --sandbox process';
     return `sandbox ${this.kind}: no ${this.name} engine answers at ${engineLabel(this.docker)} (${hint})`;
   }
@@ -130,6 +135,16 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
     return this.gatePromise;
   }
 
+  /** The isolation reports show: the engine's own name where it is asked for (`nameFromEngine`), else the given one. */
+  get name(): N {
+    return this.engineName ?? this.baseName;
+  }
+
+  private async nameEngine(): Promise<void> {
+    if (this.options.nameFromEngine && this.engineName === null)
+      this.engineName = (await engineFlavour(this.docker)) as N;
+  }
+
   private info(): void {
     if (this.ncpu) return;
     const info = this.docker.info() as Promise<{ NCPU?: number; CgroupVersion?: string }>;
@@ -154,6 +169,7 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
     await checkReadable(spec.deliveryDir, 'delivery');
     await access(spec.inputPath, fsConstants.R_OK);
     this.info();
+    await this.nameEngine();
     let release: (() => void) | null = null;
     try {
       const wanted = spec.image ?? this.options.defaultImage ?? RUNTIME_IMAGE;
@@ -406,5 +422,8 @@ export function createDockerBackend<N extends string = 'docker', K extends strin
   });
 }
 
-/** The docker backend on the default engine (DOCKER_HOST or the local socket). */
-export const dockerBackend = createDockerBackend();
+/**
+ * The docker backend on the default engine (DOCKER_HOST or the local socket); named after the engine that answers
+ * there, so a run on DOCKER_HOST=<a podman socket> reports `podman`.
+ */
+export const dockerBackend = createDockerBackend<'docker' | 'podman'>({ nameFromEngine: true });
