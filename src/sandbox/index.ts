@@ -13,8 +13,8 @@ export {
   engineGateDir,
   gateSettings,
 } from './docker/engine-gate.js';
-export { type EngineFlavour, engineFlavour } from './docker/flavour.js';
 export { asEngineError, EngineGoneError, isEngineGone } from './docker/engine-gone.js';
+export { type EngineFlavour, engineFlavour } from './docker/flavour.js';
 export { type GcResult, gc } from './docker/gc.js';
 export { liveContainers } from './docker/live-containers.js';
 export {
@@ -44,11 +44,11 @@ export {
   type OutputLimits,
   outputLimits,
 } from './output-limits.js';
-export { createPodmanBackend, getPodman, podmanBackend, podmanSocket } from './podman/backend.js';
 export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
+export { createPodmanBackend, getPodman, podmanBackend, podmanSocket } from './podman/backend.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';
 export { type ProcessCapabilities, processCapabilities } from './process/capabilities.js';
-export { BACKENDS, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
+export { BACKENDS, backendFor, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
 export { SANDBOX_UID } from './sandbox-user.js';
 export { resolveSandbox } from './select.js';
 export { ServiceError } from './service-error.js';

@@ -3,8 +3,8 @@
  * one entry here; `BackendName` and `SandboxKind` (types.ts) are this object's keys, so the entry is all it takes.
  */
 import { dockerBackend } from './docker/backend.js';
-import { processBackend } from './process/backend.js';
 import { podmanBackend } from './podman/backend.js';
+import { processBackend } from './process/backend.js';
 import type { BackendOf } from './protocol.js';
 import { swarmBackend } from './swarm/backend.js';
 

@@ -47,6 +47,10 @@ describe('CLI errors', () => {
       /^heldout: --sandbox: expected auto, docker, podman, process or swarm, got bogus$/,
     ],
     [
+      ['image', 'build', '--sandbox', 'process'],
+      /^heldout: --sandbox: expected docker or podman \(a backend that runs images\), got process$/,
+    ],
+    [
       ['dev', 'nope-dir', '--delivery', reference],
       /^heldout: dev: nope-dir: no such directory; name the commission directory$/,
     ],

@@ -78,6 +78,14 @@ describe.skipIf(why !== null)(why === null ? 'podman sandbox' : `podman sandbox 
       }
     });
 
+    test('heldout image build --sandbox podman builds on podman (here: finds it up to date)', async () => {
+      const r = await heldout(['image', 'build', '--sandbox', 'podman', '--if-missing', '--json']);
+      expect(r.code, r.out).toBe(0);
+      const built = JSON.parse(r.stdout);
+      expect(built).toMatchObject({ tag: RUNTIME_IMAGE, built: false });
+      expect(built.id).toBe((await getPodman().getImage(RUNTIME_IMAGE).inspect()).Id);
+    });
+
     test('the runtime image keeps its tag and its recipe label, so the next run imports nothing', async () => {
       const info = await getPodman().getImage(RUNTIME_IMAGE).inspect();
       expect(info.RepoTags?.some((t) => t.endsWith(`/${RUNTIME_IMAGE}`))).toBe(true);

@@ -31,6 +31,7 @@ import { trimOutputs, watchOutputs } from '../output-limits.js';
 import type {
   BackendOf,
   BuildRequest,
+  BuiltImage,
   BuiltImageRef,
   CleanupOptions,
   ExecutionOf,
@@ -64,7 +65,7 @@ import { awaitTurn, HOLD_LINE, turnWithGate } from './hold.js';
 import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
-import { RUNTIME_IMAGE } from './runtime-image.js';
+import { buildRuntimeImage, ensureRuntimeImage, RUNTIME_IMAGE } from './runtime-image.js';
 import { type Staged, stageArchive, stageBind } from './stage.js';
 import { openDockerTrial } from './trial.js';
 
@@ -375,6 +376,13 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
     } catch (err) {
       throw asEngineError(err, this.docker);
     }
+  }
+
+  runtimeImage(options: { tag?: string; ifMissing?: boolean } = {}): Promise<BuiltImage> {
+    const made = options.ifMissing ? ensureRuntimeImage : buildRuntimeImage;
+    return made({ tag: options.tag, docker: this.docker }).catch((err) => {
+      throw asEngineError(err, this.docker);
+    });
   }
 
   async cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {

@@ -1,5 +1,6 @@
 /** The runtime image on an engine: built by `docker import` of the recipe's tar stream, rebuilt when the recipe changes. */
 import type Docker from 'dockerode';
+import type { BuiltImage } from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { tarStream } from '../tar.js';
 import { engineWhere, followProgress, getDocker, statusOf } from './engine.js';
@@ -9,20 +10,7 @@ import { type RuntimeRecipe, runtimeRecipe } from './runtime-recipe.js';
 /** The tag of the image a case runs in when its commission names none. */
 export const RUNTIME_IMAGE = 'heldout/runtime:1';
 
-/** What `heldout image build` reports: the image, its recipe, and whether this call made it. */
-export interface BuiltImage {
-  tag: string;
-  id: string;
-  recipeHash: string;
-  /** True when this call built it; false when an image with the same recipe already existed. */
-  built: boolean;
-  ms: number;
-  python: string | null;
-  /** The host pytest version copied in, or null. */
-  pytest: string | null;
-  tools: string[];
-  warnings: string[];
-}
+export type { BuiltImage } from '../protocol.js';
 
 /** Builds the runtime image (always) and tags it. */
 export async function buildRuntimeImage(
