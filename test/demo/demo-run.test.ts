@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -152,32 +152,35 @@ describe('heldout demo', () => {
     expect(md).toContain('## Family scores');
     expect(md).toContain('## Legend');
   });
-  // Issue 33: the same demo on podman gives docker's figures. One commission keeps it cheap; log-triage has every
-  // kind of delivery (reference, overfit, hollow). Skipped, saying why, without a podman service.
+  // Issue 33: the demo's log-triage on podman gives docker's figures, case by case. Held-out split only, which keeps
+  // it cheap and is where the figures the issue compares (100.0, 44.1, 0.0) come from; every kind of delivery
+  // (reference, overfit, hollow). Skipped, saying why, without a podman service.
   test.skipIf(podmanAbsent !== null)(
     podmanAbsent === null ? 'on podman, log-triage scores exactly as on docker' : `podman — skipped: ${podmanAbsent}`,
     async () => {
-      const tasks = mkdtempSync(path.join(os.tmpdir(), 'heldout-demo-podman-tasks-'));
-      const podmanOut = path.join(tasks, 'out');
+      const podmanOut = mkdtempSync(path.join(os.tmpdir(), 'heldout-demo-podman-'));
       try {
-        cpSync(path.join(repoRoot, 'tasks/log-triage'), path.join(tasks, 'log-triage'), { recursive: true });
-        const r = await heldout(['demo', '--tasks', tasks, '--out', podmanOut, '--sandbox', 'podman']);
-        expect(r.code, r.out).toBe(0);
+        const deliveries = ['reference', 'overfit', 'hollow'].flatMap((label) => [
+          '--delivery',
+          `${label}=${path.join(repoRoot, `fixtures/deliveries/log-triage-${label}`)}`,
+        ]);
+        const task = path.join(repoRoot, 'tasks/log-triage');
+        const r = await heldout(['run', task, ...deliveries, '--sandbox', 'podman', '--out', podmanOut]);
         const onPodman = JSON.parse(readFileSync(path.join(podmanOut, 'summary.json'), 'utf8'));
-        expect(onPodman.run.sandbox).toBe('podman');
+        expect(onPodman.run.sandbox, r.out).toBe('podman');
         const figures = (s: any) =>
           s.commissions
-            .filter((c: any) => c.id === 'log-triage')
+            .filter((c: any) => c.id === 'log-triage' && c.split === 'heldout')
             .map((c: any) => ({
-              entry: `${c.delivery.label}/${c.split}`,
+              entry: c.delivery.label,
               mean: c.result.mean,
               cases: c.cases.map((x: any) => [x.id, x.status, x.gate, x.result, x.passed]),
             }))
             .sort((a: any, b: any) => a.entry.localeCompare(b.entry));
         expect(figures(onPodman)).toEqual(figures(summary));
-        expect(figures(onPodman).length).toBe(6);
+        expect(figures(onPodman).map((f: any) => f.entry)).toEqual(['hollow', 'overfit', 'reference']);
       } finally {
-        rmSync(tasks, { recursive: true, force: true });
+        rmSync(podmanOut, { recursive: true, force: true });
       }
     },
   );
