@@ -21,6 +21,7 @@ import {
 import { heldout } from '../helpers/cli.js';
 import { WAIT_MS } from '../helpers/deadlines.js';
 import { containerBehaviours, sandboxBehaviours } from './behaviours.js';
+import { containerDefaults } from './container-defaults.js';
 import { execFileP, makeCase, REPO, scratch, spec } from './helpers.js';
 import { serviceBehaviours } from './service-behaviours.js';
 
@@ -42,6 +43,8 @@ describe.skipIf(why !== null)(why === null ? 'podman sandbox' : `podman sandbox 
   sandboxBehaviours(
     containerBehaviours(() => podmanBackend, undefined, podmanPs, { name: 'podman', docker: getPodman() }),
   );
+
+  containerDefaults('podman', () => podmanBackend, podmanPs);
 
   serviceBehaviours({
     name: 'podman',
