@@ -19,7 +19,7 @@ import type { IsolationName } from '../sandbox/index.js';
 
 // The isolations a run can report. Written out (a type import keeps the sandbox part, and dockerode, out of the
 // reporter's load), and checked at compile time to name every isolation the sandbox registry can give.
-export const ISOLATIONS = ['docker', 'process'] as const satisfies readonly IsolationName[];
+export const ISOLATIONS = ['docker', 'podman', 'process'] as const satisfies readonly IsolationName[];
 const everyIsolationListed: Exclude<IsolationName, (typeof ISOLATIONS)[number]> extends never ? true : false = true;
 void everyIsolationListed;
 

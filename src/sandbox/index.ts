@@ -1,6 +1,6 @@
 /**
  * The sandbox part's public face (DESIGN §7). Backends register by name in `registry.ts`; each lives in its own
- * folder (`docker/`, `process/`, `swarm/`), and other parts reach them only through this file.
+ * folder (`docker/`, `podman/`, `process/`, `swarm/`), and other parts reach them only through this file.
  */
 
 export { createDockerBackend, type DockerBackendOptions, dockerBackend } from './docker/backend.js';
@@ -14,6 +14,7 @@ export {
   gateSettings,
 } from './docker/engine-gate.js';
 export { asEngineError, EngineGoneError, isEngineGone } from './docker/engine-gone.js';
+export { type EngineFlavour, engineFlavour } from './docker/flavour.js';
 export { type GcResult, gc } from './docker/gc.js';
 export { liveContainers } from './docker/live-containers.js';
 export {
@@ -46,9 +47,10 @@ export {
   outputsUsage,
 } from './output-limits.js';
 export { childPids, OWNER_LABEL, ownerState, ownerToken, processAlive } from './owner.js';
+export { createPodmanBackend, getPodman, podmanBackend, podmanSocket } from './podman/backend.js';
 export { createProcessBackend, type ProcessBackendOptions, processBackend } from './process/backend.js';
 export { type ProcessCapabilities, processCapabilities } from './process/capabilities.js';
-export { BACKENDS, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
+export { BACKENDS, backendFor, expectedSandbox, isSandboxKind, registeredBackends, SANDBOX_KINDS } from './registry.js';
 export { SANDBOX_UID } from './sandbox-user.js';
 export { resolveSandbox } from './select.js';
 export { ServiceError } from './service-error.js';

@@ -144,6 +144,21 @@ export interface BuiltImageRef {
   baseImages: string[];
 }
 
+/** What `heldout image build` reports: the image, its recipe, and whether this call made it. */
+export interface BuiltImage {
+  tag: string;
+  id: string;
+  recipeHash: string;
+  /** True when this call built it; false when an image with the same recipe already existed. */
+  built: boolean;
+  ms: number;
+  python: string | null;
+  /** The host pytest version copied in, or null. */
+  pytest: string | null;
+  tools: string[];
+  warnings: string[];
+}
+
 /** What one execution did; gates are computed from it (DESIGN §4). */
 export interface ExecutionOf<Isolation extends string = string> {
   /** The isolation the execution had: `docker` also for swarm tasks (they are docker containers). */
@@ -232,6 +247,11 @@ export interface BackendOf<Isolation extends string = string, Kind extends strin
    * digest; rejects naming a base image the engine lacks (heldout pulls nothing). Absent: this backend runs no images.
    */
   build?(request: BuildRequest): Promise<BuiltImageRef>;
+  /**
+   * Builds heldout's runtime image (`heldout image build`) on this backend's engine from this host's files, always
+   * or (`ifMissing`) only when it is missing or from another recipe. Absent: this backend runs no images.
+   */
+  runtimeImage?(options?: { tag?: string; ifMissing?: boolean }): Promise<BuiltImage>;
   /**
    * Removes every leftover labelled with `runId` (or every heldout leftover when omitted), counted by kind. With
    * `keepLive`, what a live process still owns stays (a sweep then takes only what dead runs left), counted as

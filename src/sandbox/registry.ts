@@ -3,6 +3,7 @@
  * one entry here; `BackendName` and `SandboxKind` (types.ts) are this object's keys, so the entry is all it takes.
  */
 import { dockerBackend } from './docker/backend.js';
+import { podmanBackend } from './podman/backend.js';
 import { processBackend } from './process/backend.js';
 import type { BackendOf } from './protocol.js';
 import { swarmBackend } from './swarm/backend.js';
@@ -15,6 +16,7 @@ function registry<T extends { [K in keyof T]: BackendOf<string, K & string> }>(b
 /** Every backend by name; the shared instances run on the default engine (DOCKER_HOST or the local socket). */
 export const BACKENDS = registry({
   docker: dockerBackend,
+  podman: podmanBackend,
   process: processBackend,
   swarm: swarmBackend,
 });

@@ -142,7 +142,8 @@ export class HeldoutReporter implements Reporter {
     if (metas.length === 0) return;
     const gate = this.options.gate ?? {};
     const runId = this.options.runId ?? metas[0].runId;
-    const sandbox = metas.some((m) => m.sandbox === 'process') ? 'process' : 'docker';
+    // The weakest isolation any case had, else the engine the cases ran on (docker, podman).
+    const sandbox = metas.some((m) => m.sandbox === 'process') ? 'process' : metas[0].sandbox;
     const shard = this.vitest?.config.shard;
     const hasGate = Object.keys(gate).length > 0;
     const summary = summarizeMetas(

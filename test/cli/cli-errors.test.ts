@@ -41,6 +41,15 @@ describe('CLI errors', () => {
     ],
     [['run', task, '--delivery'], /^heldout: run: --delivery needs a value; heldout run --help lists the options$/],
     [['valdate', task], /^heldout: unknown command 'valdate' \(did you mean validate\?\)/],
+    // The names come from the sandbox registry, so podman is among them; demo refuses as run does, before any case.
+    [
+      ['demo', '--sandbox', 'bogus'],
+      /^heldout: --sandbox: expected auto, docker, podman, process or swarm, got bogus$/,
+    ],
+    [
+      ['image', 'build', '--sandbox', 'process'],
+      /^heldout: --sandbox: expected docker or podman \(a backend that runs images\), got process$/,
+    ],
     [
       ['dev', 'nope-dir', '--delivery', reference],
       /^heldout: dev: nope-dir: no such directory; name the commission directory$/,

@@ -3,10 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { podmanBackend } from '../../src/sandbox/index.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { heldout } from '../helpers/cli.js';
+import { heldout, repoRoot } from '../helpers/cli.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 import { openCase, openEntry } from '../helpers/report-page.js';
 import { expectValidSummary } from '../report/summary-json-schema.js';
+
+const podmanAbsent = await podmanBackend.unavailable(WAIT_MS);
 
 // The README's main job, end to end: every example commission × each of its example deliveries × both splits.
 describe('heldout demo', () => {
@@ -148,4 +152,36 @@ describe('heldout demo', () => {
     expect(md).toContain('## Family scores');
     expect(md).toContain('## Legend');
   });
+  // Issue 33: the demo's log-triage on podman gives docker's figures, case by case. Held-out split only, which keeps
+  // it cheap and is where the figures the issue compares (100.0, 44.1, 0.0) come from; every kind of delivery
+  // (reference, overfit, hollow). Skipped, saying why, without a podman service.
+  test.skipIf(podmanAbsent !== null)(
+    podmanAbsent === null ? 'on podman, log-triage scores exactly as on docker' : `podman — skipped: ${podmanAbsent}`,
+    async () => {
+      const podmanOut = mkdtempSync(path.join(os.tmpdir(), 'heldout-demo-podman-'));
+      try {
+        const deliveries = ['reference', 'overfit', 'hollow'].flatMap((label) => [
+          '--delivery',
+          `${label}=${path.join(repoRoot, `fixtures/deliveries/log-triage-${label}`)}`,
+        ]);
+        const task = path.join(repoRoot, 'tasks/log-triage');
+        const r = await heldout(['run', task, ...deliveries, '--sandbox', 'podman', '--out', podmanOut]);
+        const onPodman = JSON.parse(readFileSync(path.join(podmanOut, 'summary.json'), 'utf8'));
+        expect(onPodman.run.sandbox, r.out).toBe('podman');
+        const figures = (s: any) =>
+          s.commissions
+            .filter((c: any) => c.id === 'log-triage' && c.split === 'heldout')
+            .map((c: any) => ({
+              entry: c.delivery.label,
+              mean: c.result.mean,
+              cases: c.cases.map((x: any) => [x.id, x.status, x.gate, x.result, x.passed]),
+            }))
+            .sort((a: any, b: any) => a.entry.localeCompare(b.entry));
+        expect(figures(onPodman)).toEqual(figures(summary));
+        expect(figures(onPodman).map((f: any) => f.entry)).toEqual(['hollow', 'overfit', 'reference']);
+      } finally {
+        rmSync(podmanOut, { recursive: true, force: true });
+      }
+    },
+  );
 });

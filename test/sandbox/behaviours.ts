@@ -8,6 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { treeDigest } from '../../src/freeze/index.js';
 import { gateFromExecution, gc, type SandboxBackend } from '../../src/sandbox/index.js';
@@ -38,7 +39,8 @@ export interface Enforcement {
 }
 
 export interface BehaviourOptions {
-  name: 'docker' | 'process';
+  /** The isolation the backend reports: a container engine (`docker`, `podman`) or `process`. */
+  name: 'docker' | 'podman' | 'process';
   /** Distinguishes suites of the same backend (e.g. a degraded process backend). */
   variant?: string;
   /** Process backend: capability overrides, also handed to the SIGINT child. */
@@ -67,9 +69,10 @@ export function containerBehaviours(
   backend: () => SandboxBackend,
   variant?: string,
   leftovers: BehaviourOptions['leftovers'] = (id) => dockerPs(id),
+  engine: { name: 'docker' | 'podman'; docker?: Docker } = { name: 'docker' },
 ): BehaviourOptions {
   return {
-    name: 'docker',
+    name: engine.name,
     variant,
     backend,
     enforcement: {
@@ -84,7 +87,7 @@ export function containerBehaviours(
     leftovers,
     survivesSigkill: true,
     gc: async (id) => {
-      const r = await gc({ runId: id });
+      const r = await gc({ runId: id, docker: engine.docker });
       return r.containers + r.services;
     },
   };
@@ -140,7 +143,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
       expect(result.words).toBe(3);
       expect(result.assets).toEqual(['data.csv']);
       expect(x.stdout).toContain('ok: wrote result.json');
-      if (o.name === 'docker') {
+      if (o.name !== 'process') {
         expect(result.cwd).toBe('/delivery');
         expect(x.weakerIsolation).toEqual([]);
       } else {
@@ -155,7 +158,7 @@ export function sandboxBehaviours(o: BehaviourOptions): void {
           'echo "input={input} output={output} run={run} case={case} delivery={delivery}"; echo "env=$HELDOUT_INPUT $HELDOUT_RUN_DIR"; ls {case}; test -d {run} && echo run-dir-ok; cat {input}',
       });
       expect(x.exitCode).toBe(0);
-      if (o.name === 'docker') {
+      if (o.name !== 'process') {
         expect(x.stdout).toContain('input=/case/input.md output=/out run=/out/.run case=/case delivery=/delivery');
         expect(x.stdout).toContain('env=/case/input.md /out/.run');
       }

@@ -17,7 +17,7 @@ import { buildSandboxModule, FIXTURES, hostAddresses, LIMITS, makeCase, runId, s
 const SERVERS = resolve(import.meta.dirname, '../../fixtures/services/servers');
 
 export interface ServiceBehaviourOptions {
-  name: 'docker' | 'process';
+  name: 'docker' | 'podman' | 'process';
   backend: () => SandboxBackend;
   /** What of a run is still there: containers by run id (docker), processes carrying the marker (process). */
   leftovers: (runId: string, marker: string) => Promise<string[]>;

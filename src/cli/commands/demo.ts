@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { QuietReporter, runHeldout } from '../../vitest/index.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, UsageError } from '../command.js';
 import { declareOptions, stringOption } from '../options.js';
 
 const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -10,7 +11,7 @@ const packageRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export default defineCommand({
   name: 'demo',
   summary: 'run every example commission against its example deliveries, both splits, into reports/demo/',
-  help: `Usage: heldout demo [--tasks <dir>] [--deliveries <dir>] [--out <dir>] [--sandbox auto|docker|process|swarm]
+  help: `Usage: heldout demo [--tasks <dir>] [--deliveries <dir>] [--out <dir>] [--sandbox ${SANDBOX_KINDS.join('|')}]
 
 Runs every commission in tasks/ against each of its example deliveries in fixtures/deliveries/<commission>-<kind>/
 (reference, overfit, hollow, …) on the dev and the held-out cases, writes one report to reports/demo/ and prints
@@ -18,6 +19,8 @@ the table. No model is needed. Some deliveries are built to fail (that is what t
 when the run completed and the report was written, 1 when cases were lost to infrastructure errors.`,
   options: declareOptions({ string: ['tasks', 'deliveries', 'out', 'sandbox'] }),
   async run({ values }) {
+    const sandbox = stringOption(values, 'sandbox') ?? 'auto';
+    if (!isSandboxKind(sandbox)) throw new UsageError(`--sandbox: ${expectedSandbox(sandbox)}`);
     const tasks = path.resolve(stringOption(values, 'tasks') ?? path.join(packageRoot, 'tasks'));
     const deliveries = path.resolve(
       stringOption(values, 'deliveries') ?? path.join(packageRoot, 'fixtures/deliveries'),
@@ -34,7 +37,7 @@ when the run completed and the report was written, 1 when cases were lost to inf
               .map((name) => [name.slice(id.length + 1), path.join(deliveries, name)]),
           ),
         split: ['dev', 'heldout'],
-        sandbox: ((values.sandbox as string | undefined) ?? 'auto') as 'auto',
+        sandbox,
         out,
         judgeCache: false,
       },

@@ -15,7 +15,10 @@ Each of them names the process that made it. What a live process still owns is k
 in another worktree); without --run, so is what cannot be checked from this host (made on another host sharing
 the engine, or by a heldout too old to say). --force removes them all the same.
 
-Exit: 0 done, 2 a backend's leftovers could not be reached (no engine answers); the others are still cleaned.`,
+An engine that is not installed here (no podman socket) has nothing to sweep and is passed over.
+
+Exit: 0 done, 2 a backend's leftovers could not be reached (an engine that is there does not answer); the others
+are still cleaned.`,
   options: declareOptions({ string: ['run'], boolean: ['json', 'force'] }),
   async run({ values }) {
     const total: Removed = { containers: 0, networks: 0, volumes: 0, services: 0 };

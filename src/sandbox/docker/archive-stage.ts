@@ -12,6 +12,7 @@ import { dirEntries, extractTar, type TarEntry, tarStream } from '../tar.js';
 import { registerCleanup } from '../teardown.js';
 import { CONTAINER_PATHS, GATEWAY_PATHS } from './container-setup.js';
 import { statusOf } from './engine.js';
+import { createContainer } from './flavour.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 
 /** One named volume of an archive-staged sandbox. */
@@ -81,7 +82,7 @@ export async function stageThroughArchive(
       names.push(v.volume);
     }
     const writable = vols.filter((v) => !v.readOnly).map((v) => v.target);
-    helper = await docker.createContainer({
+    helper = await createContainer(docker, {
       Image: opts.image,
       Cmd: ['chmod', '0777', ...writable],
       Entrypoint: [],

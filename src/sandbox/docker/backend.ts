@@ -22,7 +22,7 @@
  * cross-process gate (a cap on running sandboxes and a start rate), and an engine that stops answering fails the run
  * with an EngineGoneError (the session records an infra-error, which `--resume` runs again).
  */
-import { access, constants as fsConstants, stat } from 'node:fs/promises';
+import { access, constants as fsConstants } from 'node:fs/promises';
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { capture, endedExecution } from '../execution.js';
@@ -31,6 +31,7 @@ import { stripUnsafeModes, trimOutputs, watchOutputs } from '../output-limits.js
 import type {
   BackendOf,
   BuildRequest,
+  BuiltImage,
   BuiltImageRef,
   CleanupOptions,
   ExecutionOf,
@@ -42,8 +43,8 @@ import type {
   TrialSpec,
   Turn,
 } from '../protocol.js';
-import { SANDBOX_UID } from '../sandbox-user.js';
 import { fillPlaceholders, prepareOutputDir, validateSpec } from '../staging.js';
+import { checkReadable, type DockerBackendOptions } from './backend-options.js';
 import {
   CONTAINER_PATHS,
   caseLabels,
@@ -58,79 +59,40 @@ import { demultiplex } from './demultiplex.js';
 import { engineAnswers, engineLabel, engineWhere, getDocker, isLocalEngine, statusOf } from './engine.js';
 import { createEngineGate, type EngineGate, engineGateDir, gateSettings } from './engine-gate.js';
 import { asEngineError, isEngineGone } from './engine-gone.js';
+import { createContainer, engineFlavour } from './flavour.js';
 import { cleanupEngine } from './gc.js';
 import { awaitTurn, HOLD_LINE, turnWithGate } from './hold.js';
 import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
-import { RUNTIME_IMAGE } from './runtime-image.js';
+import { buildRuntimeImage, ensureRuntimeImage, RUNTIME_IMAGE } from './runtime-image.js';
 import { type Staged, stageArchive, stageBind } from './stage.js';
 import { openDockerTrial } from './trial.js';
 
-/** How a docker backend reaches its engine and shapes its containers; every field has a default. */
-export interface DockerBackendOptions {
-  docker?: Docker;
-  /** Image when the spec names none; default the runtime image (built on first use if missing). */
-  defaultImage?: string;
-  /** Size of the /tmp tmpfs; default 64 MiB (it counts against the memory limit). */
-  tmpMb?: number;
-  /** `uid:gid` to run as; default 65534:65534 as root, else the caller's uid:gid. */
-  user?: string;
-  /** Run docker's init as PID 1 (reaps orphans, forwards signals); default true. */
-  init?: boolean;
-  /**
-   * How files reach the sandbox: `bind` mounts host paths (the engine must share this host's filesystem), `archive`
-   * moves them through the engine API into named volumes. Default HELDOUT_DOCKER_TRANSFER, else `auto`: bind for a
-   * Unix-socket engine, archive for tcp/ssh.
-   */
-  transfer?: 'auto' | 'bind' | 'archive';
-  /**
-   * Path ON THE ENGINE'S HOST where the gateway's socket is reachable (e.g. forwarded there with
-   * `ssh -R /run/heldout-gw.sock:<local gateway.sock> engine-host`). Needed for model-using cases on a remote engine.
-   * Default HELDOUT_GATEWAY_SOCKET_ON_ENGINE.
-   */
-  gatewaySocketOnEngine?: string;
-  /** Cap on running sandboxes on this engine over all heldout processes of this machine; default HELDOUT_MAX_SANDBOXES or 2 × engine CPUs. */
-  maxRunning?: number;
-  /**
-   * Sandbox starts per second on this engine (ramp-up); default HELDOUT_STARTS_PER_SECOND or 32. It only has to keep
-   * a burst of starts from swamping the engine: set near the engine's own start rate it throttles short cases (at
-   * 8/s the bench measured throughput capped at 8 cases/s while `xargs -P` reached 13).
-   */
-  startsPerSecond?: number;
-}
+export type { DockerBackendOptions } from './backend-options.js';
 
-async function checkReadable(dir: string, what: string): Promise<void> {
-  let s: import('node:fs').Stats;
-  try {
-    s = await stat(dir);
-  } catch {
-    throw new Error(`sandbox: ${what} ${dir} does not exist`);
-  }
-  if (!s.isDirectory()) throw new Error(`sandbox: ${what} ${dir} is not a directory`);
-  if ((process.getuid?.() ?? 0) === 0 && (s.mode & 0o005) !== 0o005) {
-    throw new Error(
-      `sandbox: ${what} ${dir} is not readable by the sandbox user ${SANDBOX_UID} (mode ${(s.mode & 0o777).toString(8)}); chmod o+rx it`,
-    );
-  }
-}
-
-class DockerBackend implements BackendOf<'docker', 'docker'> {
-  readonly name = 'docker' as const;
-  readonly kind = 'docker' as const;
+class DockerBackend<N extends string, K extends string> implements BackendOf<N, K> {
+  readonly kind: K;
+  private readonly baseName: N;
+  /** With `nameFromEngine`, the engine found answering (`podman` behind DOCKER_HOST), once asked. */
+  private engineName: N | null = null;
   /** `auto` takes docker whenever an engine answers. */
-  readonly autoRank = 1;
+  readonly autoRank: number | null;
   /** On a local engine a case's container is made and started ahead of its turn (`run`, file comment). */
   readonly takesTurns = true;
   private readonly docker: Docker;
   private ncpu: Promise<number> | null = null;
-  private cgroupV2: Promise<boolean> | null = null;
+  /** True where the engine may not set OOMKilled (cgroup v2 docker of some versions; podman 4 on cgroup v1). */
+  private oomUnreported: Promise<boolean> | null = null;
   private gatePromise: Promise<EngineGate> | null = null;
 
-  private readonly options: DockerBackendOptions;
+  private readonly options: DockerBackendOptions<N, K>;
 
-  constructor(options: DockerBackendOptions = {}) {
+  constructor(options: DockerBackendOptions<N, K> & { name: N; kind: K }) {
     this.options = withEngineDefaults(options);
+    this.baseName = options.name;
+    this.kind = options.kind;
+    this.autoRank = options.autoRank === undefined ? 1 : options.autoRank;
     this.docker = options.docker ?? getDocker();
   }
 
@@ -139,8 +101,14 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
   }
 
   async unavailable(timeoutMs = 2000): Promise<string | null> {
-    if (await engineAnswers(timeoutMs, this.docker)) return null;
-    return `sandbox docker: no docker engine answers at ${engineLabel(this.docker)} (start one, set DOCKER_HOST, or use --sandbox process)`;
+    const absent = this.options.absent?.() ?? null;
+    if (absent !== null) return `sandbox ${this.kind}: ${absent}`;
+    if (await engineAnswers(timeoutMs, this.docker)) {
+      await this.nameEngine();
+      return null;
+    }
+    const hint = this.options.hint ?? 'start one, set DOCKER_HOST, or use --sandbox process';
+    return `sandbox ${this.kind}: no ${this.name} engine answers at ${engineLabel(this.docker)} (${hint})`;
   }
 
   async runningCap(): Promise<number> {
@@ -168,14 +136,26 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     return this.gatePromise;
   }
 
+  /** The isolation reports show: the engine's own name where it is asked for (`nameFromEngine`), else the given one. */
+  get name(): N {
+    return this.engineName ?? this.baseName;
+  }
+
+  private async nameEngine(): Promise<void> {
+    if (this.options.nameFromEngine && this.engineName === null)
+      this.engineName = (await engineFlavour(this.docker)) as N;
+  }
+
   private info(): void {
     if (this.ncpu) return;
     const info = this.docker.info() as Promise<{ NCPU?: number; CgroupVersion?: string }>;
     this.ncpu = info.then((i) => i.NCPU ?? os.availableParallelism()).catch(() => os.availableParallelism());
-    this.cgroupV2 = info.then((i) => i.CgroupVersion === '2').catch(() => false);
+    this.oomUnreported = Promise.all([info, engineFlavour(this.docker)])
+      .then(([i, flavour]) => i.CgroupVersion === '2' || flavour === 'podman')
+      .catch(() => false);
   }
 
-  async run(spec: SandboxSpec, options: RunOptions = {}): Promise<ExecutionOf<'docker'>> {
+  async run(spec: SandboxSpec, options: RunOptions = {}): Promise<ExecutionOf<N>> {
     // A remote engine's attach may not carry stdin (ssh): there the whole run holds the turn, as without one.
     if (options.turn && !isLocalEngine(this.docker)) {
       const release = await options.turn(options.signal);
@@ -190,6 +170,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     await checkReadable(spec.deliveryDir, 'delivery');
     await access(spec.inputPath, fsConstants.R_OK);
     this.info();
+    await this.nameEngine();
     let release: (() => void) | null = null;
     try {
       const wanted = spec.image ?? this.options.defaultImage ?? RUNTIME_IMAGE;
@@ -259,7 +240,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     signal?: AbortSignal,
     pod: Pod | null = null,
     hold?: Turn,
-  ): Promise<ExecutionOf<'docker'>> {
+  ): Promise<ExecutionOf<N>> {
     const limits = spec.limits;
     // Held: the shell waits (after the relay is up) for the line the turn sends on stdin; the command gets /dev/null.
     const command = `${hold ? HOLD_LINE : ''}${fillPlaceholders(spec.command, CONTAINER_PATHS)}`;
@@ -268,7 +249,7 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     const memory = Math.floor(limits.memoryMb * 1024 * 1024);
     const tmpMb = this.options.tmpMb ?? 64;
 
-    const container = await this.docker.createContainer({
+    const container = await createContainer(this.docker, {
       Image: image,
       Cmd: ['/bin/sh', '-c', script],
       Entrypoint: [],
@@ -362,14 +343,14 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
       const inspected = await container.inspect();
       const status = inspected.State?.ExitCode ?? waited.StatusCode;
       let oom = inspected.State?.OOMKilled === true;
-      // cgroup v2 engines of some versions never set OOMKilled: a SIGKILL we did not send is the memory limit.
-      if (!oom && !timedOut && !watch.exceeded && status === 137 && (await this.cgroupV2!)) oom = true;
+      // Where the engine may never set OOMKilled, a SIGKILL we did not send is the memory limit.
+      if (!oom && !timedOut && !watch.exceeded && status === 137 && (await this.oomUnreported!)) oom = true;
       await staged.collect();
       const trimmed = limits.out ? await trimOutputs(spec.outputDir, limits.out) : null;
       await stripUnsafeModes(spec.outputDir);
       const signalled = timedOut ? 'SIGKILL' : null;
       return await endedExecution(
-        'docker',
+        this.name,
         { status, signal: signalled, timedOut, oom, wallMs },
         captured,
         spec.outputDir,
@@ -399,8 +380,16 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
     }
   }
 
-  cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
-    return cleanupEngine(this.docker, runId, options.keepLive);
+  runtimeImage(options: { tag?: string; ifMissing?: boolean } = {}): Promise<BuiltImage> {
+    const made = options.ifMissing ? ensureRuntimeImage : buildRuntimeImage;
+    return made({ tag: options.tag, docker: this.docker }).catch((err) => {
+      throw asEngineError(err, this.docker);
+    });
+  }
+
+  async cleanup(runId?: string, options: CleanupOptions = {}): Promise<Removed> {
+    if ((this.options.absent?.() ?? null) !== null) return {};
+    return cleanupEngine(this.docker, runId, options.keepLive, this.name);
   }
 
   /** A trial container (docker/trial.ts), holding one of the engine gate's slots until it is closed. */
@@ -429,10 +418,22 @@ class DockerBackend implements BackendOf<'docker', 'docker'> {
   }
 }
 
-/** A docker backend on any engine (a remote one through `docker`); the run's options say how files travel. */
-export function createDockerBackend(options: DockerBackendOptions = {}): BackendOf<'docker', 'docker'> {
-  return new DockerBackend(options);
+/**
+ * A backend on any engine speaking the docker API (a remote one through `docker`, podman's service): `name` and
+ * `kind` say what reports and the registry call it; the run's options say how files travel.
+ */
+export function createDockerBackend<N extends string = 'docker', K extends string = 'docker'>(
+  options: DockerBackendOptions<N, K> = {},
+): BackendOf<N, K> {
+  return new DockerBackend<N, K>({
+    ...options,
+    name: options.name ?? ('docker' as N),
+    kind: options.kind ?? ('docker' as K),
+  });
 }
 
-/** The docker backend on the default engine (DOCKER_HOST or the local socket). */
-export const dockerBackend = createDockerBackend();
+/**
+ * The docker backend on the default engine (DOCKER_HOST or the local socket); named after the engine that answers
+ * there, so a run on DOCKER_HOST=<a podman socket> reports `podman`.
+ */
+export const dockerBackend = createDockerBackend<'docker' | 'podman'>({ nameFromEngine: true });

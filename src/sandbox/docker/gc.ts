@@ -9,7 +9,7 @@ import { OWNER_LABEL, ownerState } from '../owner.js';
 import type { Removed } from '../protocol.js';
 import { LABEL, RUN_LABEL } from './container-setup.js';
 import { engineAnswers, engineLabel, getDocker, statusOf } from './engine.js';
-import { untrackContainer } from './live-containers.js';
+import { removeContainers } from './live-containers.js';
 
 /** What `gc` removed on one engine, by kind. */
 export interface GcResult {
@@ -57,19 +57,19 @@ export async function gc(options: { docker?: Docker; runId?: string; keepLive?: 
   try {
     services = (await docker.listServices({ filters: { label } })) as typeof services;
   } catch (err) {
-    // 503: this engine is not a swarm manager, so it has no services
-    if (statusOf(err) !== 503) throw err;
+    // 503: this engine is not a swarm manager; 404: it has no swarm API at all (podman). Either way, no services.
+    if (statusOf(err) !== 503 && statusOf(err) !== 404) throw err;
   }
   services = services.filter((s) => !keep(s.Spec?.Labels));
   for (const s of services) result.services += await removed(() => docker.getService(s.ID).remove());
   if (services.length > 0) await waitForTaskContainers(docker, label);
   const list = (await docker.listContainers({ all: true, filters: { label } })).filter((c) => !keep(c.Labels));
-  await Promise.all(
-    list.map(async (c) => {
-      result.containers += await removed(() => docker.getContainer(c.Id).remove({ force: true, v: true }));
-      untrackContainer(c.Id);
-    }),
+  const swept = await removeContainers(
+    docker,
+    list.map((c) => c.Id),
   );
+  if (swept.failed.length > 0) throw swept.failed[0]!.err;
+  result.containers += swept.removed.length;
   for (const n of await docker.listNetworks({ filters: { label } }))
     if (!keep(n.Labels)) result.networks += await removed(() => docker.getNetwork(n.Id).remove());
   for (const v of (await docker.listVolumes({ filters: { label } })).Volumes ?? [])
@@ -91,9 +91,14 @@ async function waitForTaskContainers(docker: Docker, label: string[]): Promise<v
 }
 
 /** A docker-isolated backend's `cleanup`: `gc` on its engine, which must answer within 5 s. */
-export async function cleanupEngine(docker: Docker, runId?: string, keepLive = false): Promise<Removed> {
+export async function cleanupEngine(
+  docker: Docker,
+  runId?: string,
+  keepLive = false,
+  engine = 'docker',
+): Promise<Removed> {
   if (!(await engineAnswers(5000, docker))) {
-    throw new Error(`no docker engine answers at ${engineLabel(docker)}; nothing to clean there`);
+    throw new Error(`no ${engine} engine answers at ${engineLabel(docker)}; nothing to clean there`);
   }
   return { ...(await gc({ docker, runId, keepLive })) };
 }

@@ -24,7 +24,8 @@ import { makeWorldReadable } from '../staging.js';
 import { caseLabels, engineImage, sandboxUser } from './container-setup.js';
 import { demultiplex } from './demultiplex.js';
 import { statusOf } from './engine.js';
-import { trackContainer, untrackContainer } from './live-containers.js';
+import { createContainer } from './flavour.js';
+import { removeContainers, trackContainer } from './live-containers.js';
 import { RUNTIME_IMAGE } from './runtime-image.js';
 
 /** Cap on the log kept of each service. */
@@ -119,14 +120,12 @@ export async function startPod(docker: Docker, spec: SandboxSpec, options: PodOp
       m.log = join(logDir, `${m.spec.name}.log`);
       await writeFile(m.log, await readLog(m.container));
     }
-    await Promise.all(
-      created.map(async (c) => {
-        await c.remove({ force: true, v: true }).catch((err) => {
-          if (statusOf(err) !== 404 && statusOf(err) !== 409) throw err;
-        });
-        untrackContainer(c.id);
-      }),
+    const { failed } = await removeContainers(
+      docker,
+      created.map((c) => c.id),
     );
+    const refused = failed.find((f) => statusOf(f.err) !== 409);
+    if (refused) throw refused.err;
     await Promise.all(members.map((m) => (m.staged ? rm(m.staged, { recursive: true, force: true }) : null)));
   };
   const start = async (c: Docker.Container) => {
@@ -136,7 +135,7 @@ export async function startPod(docker: Docker, spec: SandboxSpec, options: PodOp
   };
 
   try {
-    const holder = await docker.createContainer({
+    const holder = await createContainer(docker, {
       Image: RUNTIME_IMAGE,
       Cmd: ['sleep', 'infinity'],
       Entrypoint: [],
@@ -232,7 +231,7 @@ async function createService(docker: Docker, spec: SandboxSpec, s: ServiceSpec, 
   const memory = Math.floor((limits.memoryMb ?? 1024) * 1024 * 1024);
   const command = s.command;
   try {
-    const container = await docker.createContainer({
+    const container = await createContainer(docker, {
       Image: s.image,
       ...(typeof command === 'string'
         ? { Entrypoint: [], Cmd: ['/bin/sh', '-c', command] }

@@ -1,27 +1,16 @@
 /** The runtime image on an engine: built by `docker import` of the recipe's tar stream, rebuilt when the recipe changes. */
 import type Docker from 'dockerode';
+import type { BuiltImage } from '../protocol.js';
 import { SANDBOX_UID } from '../sandbox-user.js';
 import { tarStream } from '../tar.js';
-import { followProgress, getDocker, statusOf } from './engine.js';
+import { engineWhere, followProgress, getDocker, statusOf } from './engine.js';
+import { engineFlavour } from './flavour.js';
 import { type RuntimeRecipe, runtimeRecipe } from './runtime-recipe.js';
 
 /** The tag of the image a case runs in when its commission names none. */
 export const RUNTIME_IMAGE = 'heldout/runtime:1';
 
-/** What `heldout image build` reports: the image, its recipe, and whether this call made it. */
-export interface BuiltImage {
-  tag: string;
-  id: string;
-  recipeHash: string;
-  /** True when this call built it; false when an image with the same recipe already existed. */
-  built: boolean;
-  ms: number;
-  python: string | null;
-  /** The host pytest version copied in, or null. */
-  pytest: string | null;
-  tools: string[];
-  warnings: string[];
-}
+export type { BuiltImage } from '../protocol.js';
 
 /** Builds the runtime image (always) and tags it. */
 export async function buildRuntimeImage(
@@ -38,7 +27,9 @@ export async function buildRuntimeImage(
     `USER ${SANDBOX_UID}:${SANDBOX_UID}`,
     'WORKDIR /',
     'CMD ["/bin/sh"]',
-    `LABEL heldout.image=runtime heldout.recipe=${recipe.hash}`,
+    // One label per change: podman reads `LABEL a=1 b=2` as the single label a="1 b=2", losing the recipe's.
+    'LABEL heldout.image=runtime',
+    `LABEL heldout.recipe=${recipe.hash}`,
   ];
   const stream = await docker.importImage(
     tarStream(recipe.entries) as unknown as string,
@@ -48,13 +39,36 @@ export async function buildRuntimeImage(
       changes,
     } as object,
   );
-  await followProgress(docker, stream);
+  const progress = await followProgress(docker, stream);
+  // Podman 4's compat import has no tag parameter (it stores `repo:latest`): the image is tagged by its id as well.
+  const imported = importedId(progress);
+  if (imported) await docker.getImage(imported).tag({ repo, tag: version });
+  if (imported && version !== 'latest' && (await engineFlavour(docker)) === 'podman')
+    await untagLatest(docker, repo, imported);
   const info = await docker.getImage(tag).inspect();
   const warnings: string[] = [];
   if (!recipe.python) warnings.push('no python3 found on the host: the image has node only');
   else if (!recipe.pytest) warnings.push(`no host python ${recipe.python.version} has pytest: the image has none`);
   if (recipe.missing.length) warnings.push(`ldd could not resolve: ${recipe.missing.join(', ')}`);
   return described(tag, info.Id, recipe, { built: true, ms: Date.now() - t0, warnings });
+}
+
+/** Drops the `repo:latest` podman's import made, when it names the image just imported (no one else's). */
+async function untagLatest(docker: Docker, repo: string, id: string): Promise<void> {
+  const latest = docker.getImage(`${repo}:latest`);
+  const info = await latest.inspect().catch(() => null);
+  if (info?.Id === id || `sha256:${info?.Id}` === id) await latest.remove({ noprune: true });
+}
+
+/** The id an import's progress names (docker: `{status: "sha256:…"}`; podman: `{id}` or `{stream}`), or null. */
+export function importedId(progress: { status?: string; id?: string; stream?: string }[]): string | null {
+  for (const line of [...progress].reverse()) {
+    for (const v of [line.id, line.status, line.stream]) {
+      const m = typeof v === 'string' ? /(?:sha256:)?([0-9a-f]{64})/.exec(v) : null;
+      if (m) return `sha256:${m[1]}`;
+    }
+  }
+  return null;
 }
 
 function described(
@@ -81,11 +95,14 @@ const ensuring = new Map<string, Promise<BuiltImage>>();
 /** Builds the runtime image only when it is missing or was made from a different recipe. Memoised per process. */
 export function ensureRuntimeImage(options: { tag?: string; docker?: Docker } = {}): Promise<BuiltImage> {
   const tag = options.tag ?? RUNTIME_IMAGE;
-  let p = ensuring.get(tag);
+  const docker = options.docker ?? getDocker();
+  // Per engine: a process that runs on docker and podman builds the image once on each.
+  const key = `${engineWhere(docker)} ${tag}`;
+  let p = ensuring.get(key);
   if (!p) {
-    p = ensureOnce(tag, options.docker ?? getDocker());
-    ensuring.set(tag, p);
-    p.catch(() => ensuring.delete(tag));
+    p = ensureOnce(tag, docker);
+    ensuring.set(key, p);
+    p.catch(() => ensuring.delete(key));
   }
   return p;
 }

@@ -22,6 +22,7 @@ import type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, Tri
 import { caseLabels, engineImage, GATEWAY_PATHS, gatewaySocketMount, sandboxUser } from './container-setup.js';
 import { demultiplex } from './demultiplex.js';
 import { statusOf } from './engine.js';
+import { createContainer } from './flavour.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
 
@@ -132,7 +133,7 @@ export async function openDockerTrial(
   Object.assign(env, spec.env);
   const labels = { ...caseLabels(spec), 'heldout.role': 'trial' };
   const memory = Math.floor(spec.limits.memoryMb * 1024 * 1024);
-  const created = docker.createContainer({
+  const created = createContainer(docker, {
     Image: wanted,
     ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
     Cmd: ['sh', '-c', 'sleep infinity'],
@@ -362,7 +363,7 @@ async function startRelay(
   const gw = spec.gateway!;
   const image = await engineImage(docker, 'heldout/runtime:1', 'sandbox: the runtime image is missing');
   const socketMount = gatewaySocketMount(docker, gw, deps.gatewaySocketOnEngine);
-  const relay = await docker.createContainer({
+  const relay = await createContainer(docker, {
     Image: image,
     Entrypoint: [],
     Cmd: ['node', GATEWAY_PATHS.relay, String(gw.port), GATEWAY_PATHS.socket],

@@ -212,7 +212,7 @@ export async function runHarborTrial(ctx: CaseRunContext): Promise<CaseRun> {
       : []),
   ];
   const execution: Execution = {
-    backend: 'docker',
+    backend: backend.name,
     exitCode: last?.agent?.exitCode ?? null,
     signal: null,
     timedOut: o.steps.some((s) => s.agent?.timedOut),
