@@ -11,7 +11,6 @@ import { startStubServer } from '../../fixtures/stub-openai/server.js';
 import { summarizeMetas } from '../../src/report/index.js';
 import type { CaseMeta } from '../../src/run/index.js';
 import { engineAnswers } from '../../src/sandbox/index.js';
-import { WAIT_MS } from '../helpers/deadlines.js';
 import {
   BIN,
   caseRecords,
@@ -22,6 +21,7 @@ import {
   spawnNode,
   stopStarted,
 } from '../hardening/helpers.js';
+import { WAIT_MS } from '../helpers/deadlines.js';
 
 const engine = await engineAnswers(WAIT_MS);
 
@@ -59,7 +59,9 @@ describe.skipIf(!engine)('--repeat marks flaky cases (docker)', () => {
     expect(stub.requests).toHaveLength(2);
     // Held: the one case below the bar is the flaky one, left out — and the console says so.
     expect(code, run.log()).toBe(0);
-    expect(run.log()).toMatch(/heldout gate: 1 flaky case\(s\) left out \(excludeFlaky\): fault-suite\/[^ ]+\/heldout\/ask#1/);
+    expect(run.log()).toMatch(
+      /heldout gate: 1 flaky case\(s\) left out \(excludeFlaky\): fault-suite\/[^ ]+\/heldout\/ask#1/,
+    );
 
     const summary = JSON.parse(readFileSync(path.join(out, 'summary.json'), 'utf8'));
     const [entry] = summary.commissions;

@@ -8,7 +8,6 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, test, vi } from 'vitest';
 import { engineAnswers } from '../../src/sandbox/index.js';
-import { UNTIL, WAIT_MS } from '../helpers/deadlines.js';
 import {
   BIN,
   caseRecords,
@@ -22,13 +21,18 @@ import {
   stopStarted,
   testRunId,
 } from '../hardening/helpers.js';
+import { UNTIL, WAIT_MS } from '../helpers/deadlines.js';
 
 const engine = await engineAnswers(WAIT_MS);
 
 /** Cases of the fault-suite commission beside its own h1 and h2 (both answered right): one per failure class. */
 const EXTRA = { 'c-crash': 'crash', 'c-wrong': 'wrong', 'c-slow': 'slow' } as const;
 
-type Meta = { runId: string; grade: { id: string; status: string; gate: string | null }; attempts?: { runId: string }[] };
+type Meta = {
+  runId: string;
+  grade: { id: string; status: string; gate: string | null };
+  attempts?: { runId: string }[];
+};
 
 describe.skipIf(!engine)('resume --retry by failure class (docker)', () => {
   const tmp = scratchDir('resume-retry');
@@ -132,14 +136,19 @@ describe.skipIf(!engine)('resume --retry by failure class (docker)', () => {
       expect(rows.find((r: { id: string }) => r.id === id).attempts).toHaveLength(meta.attempts!.length);
     }
     // Workers of the killed runs tear down by themselves; the next run's sweep takes whatever they could not.
-    await vi.waitUntil(async () => (await Promise.all(runIds.map(dockerLeftovers))).every((l) => l.length === 0), UNTIL);
+    await vi.waitUntil(
+      async () => (await Promise.all(runIds.map(dockerLeftovers))).every((l) => l.length === 0),
+      UNTIL,
+    );
   });
 
   test('an unknown failure class, or --retry without --resume, is refused with the list (exit 2)', async () => {
     const bogus = start(['--resume', '--retry', 'timeout,flakey']);
     const { code } = await bogus.exited;
     expect(code).toBe(2);
-    expect(bogus.log()).toMatch(/--retry: unknown failure class "flakey"; the classes are gate-failed, unscored, infra-error, failed, error-exit/);
+    expect(bogus.log()).toMatch(
+      /--retry: unknown failure class "flakey"; the classes are gate-failed, unscored, infra-error, failed, error-exit/,
+    );
     const alone = start(['--retry', 'timeout']);
     expect((await alone.exited).code).toBe(2);
     expect(alone.log()).toContain('--retry reruns the cases of an earlier run: it needs --resume');
