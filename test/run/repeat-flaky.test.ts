@@ -80,6 +80,7 @@ describe.skipIf(!engine)('--repeat marks flaky cases (docker)', () => {
     const md = readFileSync(path.join(out, 'report.md'), 'utf8');
     expect(md).toContain('flaky (verdict changed across 2 identical runs): `ask`');
     expect(md).toMatch(/noise ±16\.7/);
+    expect(md).toMatch(/excludeFlaky \(1 flaky case left out: fault-suite\/[^ ]+\/heldout\/ask#1\)/);
 
     // The same records without excludeFlaky: the gate fails on the flaky case it no longer leaves out.
     const metas = caseRecords(out).map((f) => JSON.parse(readFileSync(path.join(out, 'cases', f), 'utf8')) as CaseMeta);

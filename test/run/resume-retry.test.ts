@@ -142,7 +142,7 @@ describe.skipIf(!engine)('resume --retry by failure class (docker)', () => {
     );
   });
 
-  test('an unknown failure class, or --retry without --resume, is refused with the list (exit 2)', async () => {
+  test('an unknown failure class, --retry without --resume, or --exclude-flaky without --repeat is refused (exit 2)', async () => {
     const bogus = start(['--resume', '--retry', 'timeout,flakey']);
     const { code } = await bogus.exited;
     expect(code).toBe(2);
@@ -152,5 +152,8 @@ describe.skipIf(!engine)('resume --retry by failure class (docker)', () => {
     const alone = start(['--retry', 'timeout']);
     expect((await alone.exited).code).toBe(2);
     expect(alone.log()).toContain('--retry reruns the cases of an earlier run: it needs --resume');
+    const unrepeated = start(['--exclude-flaky']);
+    expect((await unrepeated.exited).code).toBe(2);
+    expect(unrepeated.log()).toContain('--exclude-flaky needs --repeat n (n ≥ 2) to find flaky cases');
   });
 });
