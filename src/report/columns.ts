@@ -162,17 +162,25 @@ export const COLUMNS = {
     caption: "pass^1: the share of trials that met the pass rule (gates pass and Result ≥ the commission's pass score)",
     views: { ...RESULTS, junit: 'passHatK.1' },
   }),
-  /** pass^k at the largest k every case reached; a dash when that is 1 (pass^1 says it). */
+  /**
+   * pass^k at the largest k every case reached (a dash when that is 1: pass^1 says it), and beside it the run-to-run
+   * noise of `--repeat` (the range of the rounds' means), so a difference smaller than the noise is not read as one.
+   */
   passk: column({
     header: 'pass^k',
     align: 'right',
     value: (c) => {
       const k = maxK(c);
-      return k !== null && k > 1 ? { k, p: c.passHatK[k] } : null;
+      const pk = k !== null && k > 1 ? { k, p: c.passHatK[k] } : null;
+      return pk || c.noise ? { pk, noise: c.noise?.range ?? null } : null;
     },
-    format: (x) => (x ? `^${x.k} ${fmt(x.p, 2)}` : DASH),
+    format: (x) => {
+      if (!x) return DASH;
+      const pk = x.pk ? `^${x.pk.k} ${fmt(x.pk.p, 2)}` : DASH;
+      return x.noise === null ? pk : `${pk} (noise ±${fmt(x.noise / 2)})`;
+    },
     caption:
-      'pass^k: the chance that k trials of a case all pass, averaged over cases (τ-bench), at the most trials every case had',
+      "pass^k: the chance that k trials of a case all pass, averaged over cases (τ-bench), at the most trials every case had; noise (--repeat): half the range of the entry's mean Result across identical runs",
     views: RESULTS,
   }),
   gap: column({
@@ -299,7 +307,7 @@ export const COLUMNS = {
     value: (c) => c.flags,
     format: (f) => (f.length ? f.join(', ') : DASH),
     caption:
-      'why the row is marked whatever its verdict: fidelity-gap, dev-strings (dev-case strings in the delivery), heldout-leak, no-model-calls, claims-contradicted, infra-errors, unscored, partial (cases not run), substituted-images',
+      'why the row is marked whatever its verdict: fidelity-gap, dev-strings (dev-case strings in the delivery), heldout-leak, no-model-calls, claims-contradicted, infra-errors, unscored, partial (cases not run), substituted-images, flaky (verdict changed across --repeat runs)',
     views: { console: 'flags', markdown: true, html: true, junit: 'flags' },
   }),
 } satisfies Record<string, Column>;

@@ -128,6 +128,12 @@ export function thresholdsText(gate: GateReport): string {
     parts.push(`noRegressionVs ${t.noRegressionVs.summary}${run}${margin}`);
   }
   if (t.onPartial) parts.push(`onPartial ${t.onPartial}`);
+  if (t.excludeFlaky) {
+    const left = gate.excludedFlaky ?? [];
+    parts.push(
+      `excludeFlaky (${left.length} flaky case${left.length === 1 ? '' : 's'} left out${left.length ? `: ${left.join(', ')}` : ''})`,
+    );
+  }
   return parts.join(' · ');
 }
 

@@ -135,6 +135,7 @@ export function evaluateGate(commissions: readonly Entry[], t: GateThresholds, c
     thresholds.noRegressionVs = { summary: base.summary, runId, margin: base.margin };
   }
   if (t.onPartial !== undefined) thresholds.onPartial = t.onPartial;
+  if (t.excludeFlaky) thresholds.excludeFlaky = true;
   const partial = ctx.partial ?? null;
   const evaluatedOn = partial ? 'subset' : 'all';
   if (!hasThresholds(t)) {

@@ -122,6 +122,11 @@ function deliveryNotes(commissions: CommissionSummary[]): string[] {
       );
     }
     if (c.semantics) out.push('', `- ${who}: τ² tool semantics ${code(c.semantics)}`);
+    if (c.flaky?.length)
+      out.push(
+        '',
+        `- ${who}: flaky (verdict changed across ${c.noise?.rounds} identical runs): ${c.flaky.map(code).join(', ')}`,
+      );
   }
   return out;
 }

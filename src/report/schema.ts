@@ -36,6 +36,8 @@ export const FLAGS = [
   'partial',
   /** Images were substituted (`substitutedImages`): the figures are not those of the original environment. */
   'substituted-images',
+  /** Issue 34: a case's verdict changed across the identical rounds of `heldout run --repeat` (`flaky`). */
+  'flaky',
 ] as const;
 export type Flag = (typeof FLAGS)[number];
 
@@ -62,6 +64,16 @@ export const pairedSchema = z.looseObject({
   verdict: z.enum(['better', 'worse', 'no-difference']),
 });
 
+/** One verdict of a case × trial: an earlier attempt (`--resume --retry`) or a round of `--repeat`. */
+export const attemptSchema = z.looseObject({
+  runId: z.string(),
+  status: caseSummarySchemaV1.shape.status,
+  gate: caseSummarySchemaV1.shape.gate,
+  result: nullableNum,
+  passed: z.boolean(),
+  reason: z.string().nullable(),
+});
+
 export const caseSummarySchema = caseSummarySchemaV1.extend({
   /** v2, editing cases: μ_new, μ_reg (null when not run), the suite's evidence and the tests it named as failing. */
   editing: z
@@ -85,6 +97,12 @@ export const caseSummarySchema = caseSummarySchemaV1.extend({
   substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string(), for: z.string() })).optional(),
   /** v2, optional (issue 17): the streams the sandbox cut at their cap; absent when neither was. */
   truncated: z.array(z.enum(['stdout', 'stderr'])).optional(),
+  /** v2, optional (issue 34): earlier complete attempts a resumed run replaced (`--retry`), oldest first. */
+  attempts: z.array(attemptSchema).optional(),
+  /** v2, optional (issue 34): each round's verdict under `--repeat n`; the row's own figures are the last round's. */
+  repeats: z.array(attemptSchema).optional(),
+  /** v2, optional (issue 34): the verdict (status or pass) changed across the rounds of `--repeat`. */
+  flaky: z.boolean().optional(),
 });
 
 const shares = z.looseObject({
@@ -111,6 +129,13 @@ export const commissionSummarySchema = commissionSummarySchemaV1.extend({
   notRun: count,
   /** v2, optional: images the run used in place of the ones the commission names. */
   substitutedImages: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
+  /** v2, optional (issue 34): `id` (or `id#trial`) of each case whose verdict changed across `--repeat` rounds. */
+  flaky: z.array(z.string()).optional(),
+  /**
+   * v2, optional (issue 34), under `--repeat n`: run-to-run noise, the entry's mean Result in each round (null: none
+   * scored) and their range and sample standard deviation, shown beside pass^k.
+   */
+  noise: z.looseObject({ rounds: count, means: z.array(nullableNum), range: nullableNum, sd: nullableNum }).optional(),
   /** v2, optional, tool-agent: the τ² tool semantics the episodes ran under (`tau2@1.0.1` or a named opt-in). */
   semantics: z.string().optional(),
   cases: z.array(caseSummarySchema),
@@ -141,7 +166,11 @@ export const gateSchema = z.looseObject({
     maxGap: num.optional(),
     noRegressionVs: z.looseObject({ summary: z.string(), runId: z.string().nullable(), margin: num }).optional(),
     onPartial: z.enum(['not-evaluated', 'subset']).optional(),
+    /** Issue 34: flaky cases were left out of the gate's figures. */
+    excludeFlaky: z.boolean().optional(),
   }),
+  /** v2, optional (issue 34): the flaky cases `excludeFlaky` left out (`commission/delivery/split/id#trial`). */
+  excludedFlaky: z.array(z.string()).optional(),
   /** What the conditions' values were computed on: every planned case, or the subset a partial run ran. */
   evaluatedOn: z.enum(['all', 'subset']),
   conditions: z.array(gateConditionSchema),

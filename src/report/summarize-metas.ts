@@ -1,4 +1,5 @@
 import { type CaseMeta, caseOutputPath } from '../run/index.js';
+import { isFlaky, markRepeats } from './flaky.js';
 import type { CommissionSummary, Summary } from './schema.js';
 import { type BuildOptions, buildSummary, summarizeCommission } from './summarize.js';
 
@@ -21,6 +22,16 @@ export function summarizeMetas(
   run: Summary['run'],
   options: Omit<BuildOptions, 'run' | 'commissions'> = {},
 ): Summary {
+  const entries = entriesOf(metas);
+  if (!options.gate?.excludeFlaky) return buildSummary({ ...options, run, commissions: entries });
+  // The gate's figures come from the same records less the flaky ones; the report's stay whole.
+  const flaky = metas.filter((m) => isFlaky(m.repeats, m.commission.minResult));
+  const steady = metas.filter((m) => !flaky.includes(m));
+  const excluded = flaky.map((m) => `${m.commission.id}/${m.delivery.label}/${m.split}/${m.grade.id}#${m.grade.trial}`);
+  return buildSummary({ ...options, run, commissions: entries, gateOn: entriesOf(steady), excludedFlaky: excluded });
+}
+
+function entriesOf(metas: CaseMeta[]): CommissionSummary[] {
   const groups = new Map<string, CaseMeta[]>();
   for (const m of metas) {
     const key = `${m.commission.id}\0${m.delivery.label}\0${m.delivery.digest}\0${m.split}`;
@@ -64,14 +75,14 @@ export function summarizeMetas(
       ...(semantics ? { semantics } : {}),
     });
     markSubstitutions(entries[entries.length - 1], group);
+    markRepeats(entries[entries.length - 1], group);
   }
-  entries.sort(
+  return entries.sort(
     (a, b) =>
       a.id.localeCompare(b.id) ||
       (a.delivery.label ?? '').localeCompare(b.delivery.label ?? '') ||
       a.split.localeCompare(b.split),
   );
-  return buildSummary({ ...options, run, commissions: entries });
 }
 
 /** Issue 19: each row whose case ran in substituted images says which (rows are unique by case and trial). */

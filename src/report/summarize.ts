@@ -356,16 +356,22 @@ export interface BuildOptions {
   gate?: GateThresholds;
   gateContext?: Omit<GateContext, 'partial'>;
   coverage?: CoverageInput;
+  /** The entries the gate is evaluated on when not `commissions` (`excludeFlaky`: the same less the flaky cases). */
+  gateOn?: CommissionSummary[];
+  /** The flaky cases `gateOn` leaves out, named in the gate's report. */
+  excludedFlaky?: string[];
 }
 
 /**
  * Assembles the whole `heldout/summary@2` document: gaps across the given entries, the partial record, the gate
  * evaluated on them, each entry's verdict and flags, and the family scores. Pure.
  */
-export function buildSummary({ run, commissions, gate = {}, gateContext = {}, coverage }: BuildOptions): Summary {
+export function buildSummary(options: BuildOptions): Summary {
+  const { run, commissions, gate = {}, gateContext = {}, coverage, gateOn, excludedFlaky } = options;
   const partial = coverage ? partialReport(coverage) : null;
   const withGaps = computeGaps(commissions);
-  const gateReport = evaluateGate(withGaps, gate, { ...gateContext, partial });
+  const gateReport = evaluateGate(gateOn ? computeGaps(gateOn) : withGaps, gate, { ...gateContext, partial });
+  if (excludedFlaky) gateReport.excludedFlaky = excludedFlaky;
   const entries = finalizeEntries(withGaps, gateReport, notRunCounts(coverage?.notRun ?? []));
   return {
     schema: 'heldout/summary@2',

@@ -21,4 +21,6 @@ export interface GateThresholds {
    * not evaluated does not hold; `subset` judges the cases that ran, and the report says so.
    */
   onPartial?: 'not-evaluated' | 'subset';
+  /** Leave the cases `--repeat` found flaky out of the figures the gate checks (the report names them). */
+  excludeFlaky?: boolean;
 }

@@ -34,6 +34,7 @@ export function flagsOf(c: CommissionSummary, maxGap: number | undefined): Flag[
   if (f.unscored > 0) flags.push('unscored');
   if (c.notRun > 0) flags.push('partial');
   if ((c.substitutedImages?.length ?? 0) > 0) flags.push('substituted-images');
+  if ((c.flaky?.length ?? 0) > 0) flags.push('flaky');
   return flags;
 }
 

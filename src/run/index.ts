@@ -1,6 +1,8 @@
 export { caseOutputPath } from './case-path.js';
 export { failureSummary } from './failure-message.js';
 export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
+export { classesOf, DEFAULT_RETRY, keepsRecord, parseRetryClasses, withAttempts } from './retry.js';
+export { RETRY_CLASSES, type RetryClass } from './retry-classes.js';
 export { newRunId } from './run-id.js';
 export { RunSession, type RunSessionOptions } from './session.js';
 export { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type CaseRef, type Commission, externalServiceEnv, type Split } from '../commission/index.js';
 import { attachmentFor, type Gateway, startGateway } from '../gateway/index.js';
@@ -31,11 +31,16 @@ import { devStringsFor, heldoutLeakFor } from './delivery-scans.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
+import { withRepeats } from './repeats.js';
+import { keepsRecord, readRecord, withAttempts } from './retry.js';
+import type { RetryClass } from './retry-classes.js';
 import { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
 type Delivery = SuitePlan['deliveries'][number];
 type CaseArgs = { commission: Commission; delivery: Delivery; caseRef: CaseRef; split: Split; trial: number };
+/** `round`: which of `repeat` identical runs of the case × trial this is (1 without `--repeat`). */
+type RoundArgs = CaseArgs & { round: number };
 
 export interface RunSessionOptions extends Pick<SuitePlan, 'services'> {
   runId: string;
@@ -45,6 +50,10 @@ export interface RunSessionOptions extends Pick<SuitePlan, 'services'> {
   judgeCache: string | false;
   /** Reuse the recorded verdicts of an earlier run into the same `out` (same delivery digest), rerunning infra errors. */
   resume?: boolean;
+  /** With `resume`: the failure classes to run again instead of infra-errors alone (`--retry`). */
+  retry?: RetryClass[];
+  /** Identical runs of each case × trial (`--repeat`): its record keeps each round's verdict, its row the last. */
+  repeat?: number;
   /** Image map over each commission's own `images` (issue 19). */
   images?: Record<string, string>;
 }
@@ -179,47 +188,54 @@ export class RunSession {
    */
   async runCase(args: CaseArgs): Promise<CaseMeta> {
     const prepared = await this.prepare(args.delivery);
-    // A ticket now, before any other wait: turns go in the order cases start (`--concurrency 1` keeps their order).
-    const guarded = guardedTurn(this.turn, () => prepared.refusal);
-    try {
-      return await this.runTicketed(args, prepared, guarded);
-    } finally {
-      guarded.settle();
+    const rounds: CaseMeta[] = [];
+    for (let round = 1; round <= (this.options.repeat ?? 1); round++) {
+      // A ticket now, before any other wait: turns go in the order cases start (`--concurrency 1` keeps their order).
+      const guarded = guardedTurn(this.turn, () => prepared.refusal);
+      try {
+        const ran = await this.runTicketed({ ...args, round }, prepared, guarded);
+        if ('kept' in ran) return ran.kept;
+        rounds.push(ran.fresh);
+        if (ran.fresh.refused) break;
+      } finally {
+        guarded.settle();
+      }
     }
+    const record = `${this.outputDirOf(args, prepared)}.meta.json`;
+    const finished = withAttempts(withRepeats(rounds), this.options.resume ? readRecord(record) : null);
+    // A case the teardown cut short has no verdict: recorded, --resume would keep it.
+    notStopping();
+    // Atomic, and only once every round ran: --resume reads these records back after an interruption.
+    await writeFileAtomic(record, JSON.stringify(finished));
+    return finished;
   }
 
-  private async runTicketed(args: CaseArgs, prepared: Prepared, guarded: GuardedTurn): Promise<CaseMeta> {
-    const { commission, caseRef, split, trial } = args;
+  private outputDirOf({ commission, caseRef, split, trial }: CaseArgs, prepared: Prepared): string {
+    const where = caseOutputPath(commission.config.id, prepared.ref.label, split, caseRef.id, trial);
+    return path.join(this.options.out, where);
+  }
+
+  private async runTicketed(
+    args: RoundArgs,
+    prepared: Prepared,
+    guarded: GuardedTurn,
+  ): Promise<{ kept: CaseMeta } | { fresh: CaseMeta }> {
     if (prepared.refusal) throw new Error(`refused: ${prepared.refusal.message}`);
-    const delivery = prepared.ref;
-    const cfg = commission.config;
-    const outputDir = path.join(this.options.out, caseOutputPath(cfg.id, delivery.label, split, caseRef.id, trial));
-    const record = `${outputDir}.meta.json`;
-    if (this.options.resume) {
-      const previous = readRecord(record);
-      // Resuming keeps every verdict of the same delivery except infrastructure losses, which run again.
-      if (
-        previous &&
-        previous.delivery.digest === delivery.digest &&
-        previous.grade.status !== 'infra-error' &&
-        !previous.refused
-      ) {
-        return { ...previous, runId: this.options.runId };
-      }
+    const outputDir = this.outputDirOf(args, prepared);
+    if (this.options.resume && args.round === 1) {
+      const previous = readRecord(`${outputDir}.meta.json`);
+      // Resuming keeps every verdict of the same delivery except the classes to retry (infra-errors by default).
+      if (keepsRecord(previous, prepared.ref.digest, this.options.retry))
+        return { kept: { ...previous, runId: this.options.runId } };
     }
     notStopping();
     rmSync(outputDir, { recursive: true, force: true });
     rmSync(`${outputDir}.services`, { recursive: true, force: true });
     mkdirSync(outputDir, { recursive: true });
-    const finished = await this.runFresh(args, prepared, outputDir, guarded);
-    // A case the teardown cut short has no verdict: recorded, --resume would keep it.
-    notStopping();
-    // Atomic: --resume reads these records back after an interruption.
-    await writeFileAtomic(record, JSON.stringify(finished));
-    return finished;
+    return { fresh: await this.runFresh(args, prepared, outputDir, guarded) };
   }
 
-  private async runFresh(a: CaseArgs, prepared: Prepared, outputDir: string, guarded: GuardedTurn): Promise<CaseMeta> {
+  private async runFresh(a: RoundArgs, prepared: Prepared, outputDir: string, guarded: GuardedTurn): Promise<CaseMeta> {
     const { commission, caseRef, split, trial } = a;
     const delivery = prepared.ref;
     const cfg = commission.config;
@@ -266,7 +282,8 @@ export class RunSession {
     }
 
     const gateway = await this.gateway();
-    const caseKey = `${cfg.id}/${delivery.label}/${split}/${caseRef.id}`;
+    // Each round has its own budget and ledger lines.
+    const caseKey = `${cfg.id}/${delivery.label}/${split}/${caseRef.id}${a.round > 1 ? `~round${a.round}` : ''}`;
     const registered = gateway.registerCase({
       caseId: caseKey,
       trial,
@@ -420,13 +437,4 @@ export class RunSession {
 /** A case run of a family with no run of its own: the entry, once, in the sandbox. */
 async function plainRun({ backend, spec }: CaseRunContext): Promise<CaseRun> {
   return { execution: await backend.run(spec) };
-}
-
-function readRecord(file: string): CaseMeta | null {
-  if (!existsSync(file)) return null;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as CaseMeta;
-  } catch {
-    return null;
-  }
 }

@@ -2,6 +2,7 @@ import type { Family, Split } from '../commission/index.js';
 import type { CaseGrade } from '../grading/index.js';
 import type { ImageSubstitution, IsolationName, SandboxKind, ServiceRecord } from '../sandbox/index.js';
 import type { HeldoutLeak } from './heldout-leak.js';
+import type { RetryClass } from './retry-classes.js';
 
 /** A delivery under test, resolved and digested before any case runs. */
 export interface DeliveryRef {
@@ -28,6 +29,10 @@ export interface SuitePlan {
   concurrency: number;
   judgeCache: string | false;
   resume: boolean;
+  /** With `resume`: the failure classes whose recorded cases run again (default: infra-error only). */
+  retry?: RetryClass[];
+  /** Identical runs of each case × trial (`--repeat`; default 1): a verdict that changes marks the case flaky. */
+  repeat?: number;
   /** Case filter (`heldout run --case/--limit`): the cases it leaves out are declared skipped, so the run is partial. */
   cases?: { match: string[]; limit: number | null };
   /** Image map from → to (`--image-map`, the plugin's `images`), over each commission's own `images` (issue 19). */
@@ -69,6 +74,20 @@ export interface CaseMeta {
   substitutedImages?: ImageSubstitution[];
   /** The case's services as they ran, their logs beside the case's record (issue 19). */
   services?: ServiceRecord[];
+  /** Earlier complete attempts of this case × trial on the same delivery (`--resume --retry`), oldest first. */
+  attempts?: CaseAttempt[];
+  /** `--repeat n`: the verdict of each identical round, in order; the record's grade is the last one's. */
+  repeats?: CaseAttempt[];
+}
+
+/** One superseded attempt of a case × trial, as its record kept it when a resumed run ran the case again. */
+export interface CaseAttempt {
+  runId: string;
+  status: CaseGrade['status'];
+  gate: CaseGrade['gate'];
+  result: number | null;
+  passed: boolean;
+  reason: string | null;
 }
 
 /** Set on each generated test at collection, before it runs: so a filtered or unreached case is still known by name. */

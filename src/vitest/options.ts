@@ -1,5 +1,6 @@
 import type { Split } from '../commission/index.js';
 import type { GateThresholds } from '../report/index.js';
+import type { RetryClass } from '../run/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CaseFilter } from './case-filter.js';
 
@@ -47,6 +48,10 @@ export interface HeldoutOptions {
    * verdicts, cases lost to infrastructure (and cases never reached) run.
    */
   resume?: boolean;
+  /** With `resume`: the failure classes whose recorded cases run again (default: infra-error only; `RETRY_CLASSES`). */
+  retry?: RetryClass[];
+  /** Run each case × trial this many times over (default 1): a case whose verdict changes is marked `flaky`. */
+  repeat?: number;
   /** Cache judge verdicts here (default `.heldout/judge-cache`); false disables it. */
   judgeCache?: string | false;
   /** Run only some cases (ids or `split/id` globs, a limit per split); the report then marks the run partial. */

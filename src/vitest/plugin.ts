@@ -140,6 +140,8 @@ export function heldout(options: HeldoutOptions): Plugin {
         judgeCache:
           options.judgeCache === false ? false : path.resolve(root, options.judgeCache ?? '.heldout/judge-cache'),
         resume: options.resume ?? false,
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.repeat && options.repeat > 1 ? { repeat: options.repeat } : {}),
         ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
         ...(options.images ? { images: options.images } : {}),
         ...(options.services ? { services: options.services } : {}),

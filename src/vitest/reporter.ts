@@ -181,6 +181,12 @@ export class HeldoutReporter implements Reporter {
     } else if (verdict === 'pass' && this.options.table !== false) {
       process.stdout.write(`heldout gate holds (${summary.gate.conditions.length} conditions met)\n`);
     }
+    const left = summary.gate.excludedFlaky;
+    // The gate must say what it did not look at: a run green only because its flaky cases were left out reads so.
+    if (left)
+      process.stdout.write(
+        `heldout gate: ${left.length} flaky case(s) left out (excludeFlaky)${left.length ? `: ${left.join(', ')}` : ''}\n`,
+      );
     if (this.violations.length > 0) process.exitCode = 1;
   }
 }

@@ -35,7 +35,8 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
 
   const trials = plan.trials ?? commission.config.trials;
   // A hang deadline only: a case prepared ahead may wait one case's run for its turn before its own (plugin.ts).
-  const timeout = (2 * commission.config.budgets.wallSeconds + 300) * 1000;
+  // `--repeat` runs the case that many times within the one test.
+  const timeout = (plan.repeat ?? 1) * (2 * commission.config.budgets.wallSeconds + 300) * 1000;
   const deliveries = [...plan.deliveries];
   const baseline = familyStrategy(commission.config.family).baseline?.(commission);
   // Gap closure compares a0 and the candidate on the same instances in the same run (DESIGN §5).

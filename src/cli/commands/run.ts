@@ -3,6 +3,7 @@ import path from 'node:path';
 import { type Commission, CommissionError, formatProblem, loadCommission, type Split } from '../../commission/index.js';
 import { familyStrategy } from '../../grading/index.js';
 import { type GateThresholds, readSummary, SummaryReadError, summaryPathOf } from '../../report/index.js';
+import { parseRetryClasses, RETRY_CLASSES, type RetryClass } from '../../run/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS, stopReason } from '../../sandbox/index.js';
 import type { CaseFilter, selectCases } from '../../vitest/index.js';
 import { defineCommand, UsageError } from '../command.js';
@@ -57,6 +58,11 @@ Options:
   --judge-cache <dir>       judge verdict cache (default .heldout/judge-cache); --no-judge-cache turns it off
   --resume                  continue an interrupted run into the same --out: graded cases keep their verdicts,
                             cases lost to infrastructure errors (and cases not reached) run again
+  --retry <class,...>       with --resume: run again the recorded cases of these failure classes instead
+                            (${RETRY_CLASSES.join(', ')}); each earlier attempt is kept in the case's record
+  --repeat <n>              run each case × trial n times over, identically (a reference or --oracle): a case
+                            whose verdict changes is marked flaky, and each entry shows its run-to-run noise
+  --exclude-flaky           gate: leave the flaky cases out of the gate's figures (it says how many)
   --reporter <name>         Vitest reporter(s) for the console (default: default)
   --silent                  no progress lines and no console output of the cases (Vitest's --silent)
 
@@ -76,10 +82,11 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       'judge-cache',
       'limit',
       'no-regression-vs',
+      'repeat',
       ...GATE_OPTIONS,
     ],
-    strings: ['reporter', 'delivery', 'case', 'image-map', 'service'],
-    boolean: ['resume', 'no-judge-cache', 'silent', 'oracle'],
+    strings: ['reporter', 'delivery', 'case', 'image-map', 'service', 'retry'],
+    boolean: ['resume', 'no-judge-cache', 'silent', 'oracle', 'exclude-flaky'],
   }),
   async run({ values, positionals }) {
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
@@ -93,6 +100,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       throw new UsageError('run: --delivery <dir> is required (or set HELDOUT_DELIVERY, or --oracle)');
     const delivery = oracle ? undefined : deliveryMap(given, 'run');
     if (values.resume && !values.out) throw new UsageError('run: --resume needs the --out of the run to continue');
+    const retry = retryOption(values.retry as string[] | undefined, Boolean(values.resume));
     const split = (values.split as string | undefined) ?? 'heldout';
     if (!['heldout', 'dev', 'both'].includes(split))
       throw new UsageError(`--split: expected heldout, dev or both, got ${split}`);
@@ -122,6 +130,12 @@ Without gate options the gate is "every case meets the commission's pass rule", 
         throw new UsageError(`--no-regression-vs: ${err.message}`);
       }
       gate.noRegressionVs = baseline;
+    }
+    const repeat = optionalInteger(values, 'repeat', 1);
+    if (values['exclude-flaky']) {
+      // Without repeats no case can be found flaky, and a gate that says it left them out would mislead.
+      if (!repeat || repeat < 2) throw new UsageError('--exclude-flaky needs --repeat n (n ≥ 2) to find flaky cases');
+      gate.excludeFlaky = true;
     }
     const trials = optionalInteger(values, 'trials', 1);
     const concurrency = optionalInteger(values, 'concurrency', 1);
@@ -166,6 +180,8 @@ Without gate options the gate is "every case meets the commission's pass rule", 
         freeze: stringOption(values, 'freeze'),
         gate,
         resume: Boolean(values.resume),
+        ...(retry ? { retry } : {}),
+        ...(repeat ? { repeat } : {}),
         judgeCache: values['no-judge-cache'] ? false : stringOption(values, 'judge-cache'),
       },
       { reporters: (values.reporter as string[] | undefined) ?? ['default'], silent: Boolean(values.silent) },
@@ -181,6 +197,18 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     return result.failedTests > 0 || result.vitestExitCode !== 0 ? 1 : 0;
   },
 });
+
+/** `--retry a,b`: the failure classes a resumed run reruns; an unknown name is refused with the list (exit 2). */
+function retryOption(given: string[] | undefined, resume: boolean): RetryClass[] | undefined {
+  if (!given) return undefined;
+  if (!resume)
+    throw new UsageError('run: --retry reruns the cases of an earlier run: it needs --resume (and its --out)');
+  try {
+    return parseRetryClasses(given);
+  } catch (err) {
+    throw new UsageError(`--retry: ${(err as Error).message}`);
+  }
+}
 
 /**
  * Holds a case filter to the cases there are: a glob that matches no case of any commission is a typo (exit 2).
