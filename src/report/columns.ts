@@ -12,8 +12,8 @@ export const VIEWS = {
   markdown: {},
   markdownGapClosure: {},
   markdownFailureModes: {},
-  /** index.html's results table, whose rows are sorted by delivery first. */
-  html: { lead: 'delivery' },
+  /** index.html's results table, grouped by commission then delivery as the console is. */
+  html: {},
   /** junit.xml: a `<property>` per column on each testsuite, carrying the raw value. */
   junit: {},
 } satisfies Record<string, { lead?: string }>;
