@@ -290,7 +290,7 @@ export const COLUMNS = {
     value: failureSummary,
     format: text,
     caption:
-      'graded: passed every gate; other gate: a gate failure other than error-exit and timeout; ceiling hit: some ceiling was below what was earned; set: the Result equals a ceiling that lowered it',
+      'graded: passed every gate; other gate: a gate failure other than error-exit and timeout; ceiling set by / hit by: the ceilings that set the Result or lowered a score, each named with its count (ceiling set by μ_reg ×8)',
     views: { markdownFailureModes: 'Summary', html: true },
   }),
   flags: column({
