@@ -42,10 +42,18 @@ async function main(argv: string[]): Promise<number> {
     if (group.length > 0) {
       console.error(`heldout ${argv[0]}: name one of: ${group.map((n) => n.split(' ')[1]).join(', ')}`);
     } else {
-      const hint = closest(
-        argv[0],
-        commandNames.map((n) => n.split(' ')[0]!),
-      );
+      // `gen-property` or `taste_sample` is a two-word command written as one: name it with its space.
+      const joined = argv[0].replace(/[-_]/g, ' ');
+      const hint =
+        commandNames.find((n) => n === joined) ??
+        closest(
+          argv[0],
+          commandNames.map((n) => n.split(' ')[0]!),
+        ) ??
+        closest(
+          joined,
+          commandNames.filter((n) => n.includes(' ')),
+        );
       console.error(
         `heldout: unknown command '${argv[0]}'${hint ? ` (did you mean ${hint}?)` : ''}; heldout --help lists the commands`,
       );

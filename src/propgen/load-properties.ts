@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { importTypeScript } from '../commission/index.js';
 import type { PropertiesDecl } from './types.js';
+import { ZOD3, zodMajor } from './zod-arbitrary.js';
 
 /** Thrown when a commission has no usable `properties.ts`. */
 export class PropertiesError extends Error {
@@ -30,6 +31,7 @@ export async function loadProperties(commissionDir: string, file?: string): Prom
   else {
     if (!d.input || typeof (d.input as { safeParse?: unknown }).safeParse !== 'function')
       problems.push('input: a zod schema is required');
+    else if (zodMajor(d.input) === 3) problems.push(ZOD3);
     if (typeof d.render !== 'function') problems.push('render: a function (input) => files is required');
     if (!Array.isArray(d.properties)) problems.push('properties: an array is required');
     const ids = [...(d.properties ?? []), ...(d.metamorphic ?? [])].map((x) => x.id);

@@ -1,6 +1,17 @@
 import fc, { type Arbitrary } from 'fast-check';
 import type { z } from 'zod';
 
+/** What a zod 3 schema is told: the derivation reads zod 4's structure, and how to get it without leaving zod 3. */
+export const ZOD3 =
+  "input: a zod 3 schema; heldout derives inputs from zod 4 schemas: import { z } from 'zod/v4' (zod 3.25 and later ship it) or install zod 4";
+
+/** 4 for a zod 4 schema (its structure in `_zod`), 3 for a zod 3 one (`_def` only), null for neither. */
+export function zodMajor(schema: unknown): 3 | 4 | null {
+  if (!schema || typeof schema !== 'object') return null;
+  if ('_zod' in schema) return 4;
+  return '_def' in schema ? 3 : null;
+}
+
 /** Thrown when a schema uses a zod construct the derivation does not cover; names the dotted path. */
 export class UnsupportedSchemaError extends Error {
   constructor(path: string, what: string) {
@@ -36,6 +47,12 @@ export function arbitraryFromZod<S extends z.ZodType>(
   schema: S,
   options: ArbitraryOptions = {},
 ): Arbitrary<z.output<S>> {
+  // A zod 3 schema has no `_zod`: say so in one line rather than fail on a property read deep in the walk.
+  if (zodMajor(schema) === 3) {
+    const err = new UnsupportedSchemaError('', 'zod 3');
+    err.message = `arbitraryFromZod: ${ZOD3.replace(/^input: /, '')}`;
+    throw err;
+  }
   return derive(schema as unknown as Node, '', options.overrides ?? {}) as Arbitrary<z.output<S>>;
 }
 

@@ -12,8 +12,8 @@ export const VIEWS = {
   markdown: {},
   markdownGapClosure: {},
   markdownFailureModes: {},
-  /** index.html's results table, whose rows are sorted by delivery first. */
-  html: { lead: 'delivery' },
+  /** index.html's results table, grouped by commission then delivery as the console is. */
+  html: {},
   /** junit.xml: a `<property>` per column on each testsuite, carrying the raw value. */
   junit: {},
 } satisfies Record<string, { lead?: string }>;
@@ -298,7 +298,7 @@ export const COLUMNS = {
     value: failureSummary,
     format: text,
     caption:
-      'graded: passed every gate; other gate: a gate failure other than error-exit and timeout; ceiling hit: some ceiling was below what was earned; set: the Result equals a ceiling that lowered it',
+      'graded: passed every gate; other gate: a gate failure other than error-exit and timeout; ceiling set by / hit by: the ceilings that set the Result or lowered a score, each named with its count (ceiling set by μ_reg ×8)',
     views: { markdownFailureModes: 'Summary', html: true },
   }),
   flags: column({

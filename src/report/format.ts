@@ -57,6 +57,40 @@ export function deliveryKeys(commissions: CommissionSummary[]): (c: CommissionSu
   };
 }
 
+/** A ceiling's short name: its dimension's cap, or the head of its reason (`μ_reg failed: …` is `μ_reg`). */
+export function ceilingName(x: CaseSummary['ceilings'][number]): string {
+  if (x.kind === 'dimension') return `${x.dimension} ≤ ${fmt(x.max)}`;
+  const head = x.reason
+    .split(/[:\n]/)[0]!
+    .trim()
+    .replace(/\s+(failed|unmet)$/i, '');
+  const name = head.length > 40 ? `${head.slice(0, 39)}…` : head;
+  return name || `total ≤ ${fmt(x.max)}`;
+}
+
+/**
+ * Which ceilings set or lowered the Results, counted by name: `ceiling set by μ_reg ×8`, then the ones that lowered
+ * a score without setting the Result (`ceiling hit by correctness ≤ 25 ×2`); the bare counts when the cases are absent.
+ */
+function ceilingAccount(c: CommissionSummary): string {
+  const set = new Map<string, number>();
+  const hit = new Map<string, number>();
+  for (const x of c.cases) {
+    if (!x.ceilingHit && !x.ceilingSet) continue;
+    for (const r of x.ceilings) {
+      if (!r.binding) continue;
+      const into = x.ceilingSet && r.kind === 'total' ? set : hit;
+      into.set(ceilingName(r), (into.get(ceilingName(r)) ?? 0) + 1);
+    }
+  }
+  const list = (m: Map<string, number>) => [...m].map(([k, n]) => `${k} ×${n}`).join(', ');
+  const parts: string[] = [];
+  if (set.size) parts.push(`ceiling set by ${list(set)}`);
+  if (hit.size) parts.push(`ceiling hit by ${list(hit)}`);
+  const f = c.failureModes;
+  return parts.length ? parts.join(', ') : `ceiling hit ${f.ceilingHit}/set ${f.ceilingSet}`;
+}
+
 /** A one-line account of the failure modes, for table cells. */
 export function failureSummary(c: CommissionSummary): string {
   const f = c.failureModes;
@@ -71,7 +105,7 @@ export function failureSummary(c: CommissionSummary): string {
   }
   if (c.result.unscored) parts.push(`unscored ${c.result.unscored}`);
   if (c.result.infraErrors) parts.push(`infra ${c.result.infraErrors}`);
-  if (f.ceilingHit || f.ceilingSet) parts.push(`ceiling hit ${f.ceilingHit}/set ${f.ceilingSet}`);
+  if (f.ceilingHit || f.ceilingSet) parts.push(ceilingAccount(c));
   if (f.noModelCalls) parts.push('no model calls');
   if (f.hardCodedDevStrings.length) parts.push(`dev strings ${f.hardCodedDevStrings.length}`);
   if (f.claimsContradicted) parts.push(`claims contradicted ${f.claimsContradicted}`);

@@ -140,6 +140,8 @@ export const CLIENT_JS = String.raw`
     var e = data.commissions[i];
     title.textContent = e.id + ' \u00b7 ' + (e.delivery.label || e.delivery.path) + ' \u00b7 ' + e.split;
     panel.hidden = false;
+    // The case list sits below the charts, far under the table: bring it to the top of the window.
+    panel.scrollIntoView({ block: 'start' });
     panel.setAttribute('data-loading', 'true');
     drill.hidden = true;
     clear(tbody);

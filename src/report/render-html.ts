@@ -30,6 +30,27 @@ function groupByDelivery(
   return out;
 }
 
+/**
+ * The charts' name of an entry's delivery: its label, unless deliveries of several digests share that label; then
+ * the commission is named too (two "reference" deliveries of two commissions), and the digest only when one
+ * commission holds two deliveries of the same label.
+ */
+export function chartKeys(commissions: CommissionSummary[]): (c: CommissionSummary) => string {
+  const digests = new Map<string, Set<string>>();
+  const add = (k: string, d: string) => digests.set(k, (digests.get(k) ?? new Set<string>()).add(d));
+  for (const c of commissions) {
+    add(deliveryLabel(c), c.delivery.digest);
+    add(`${c.id}\u0000${deliveryLabel(c)}`, c.delivery.digest);
+  }
+  return (c) => {
+    const label = deliveryLabel(c);
+    if (digests.get(label)!.size === 1) return label;
+    const named = `${c.id} · ${label}`;
+    if (digests.get(`${c.id}\u0000${label}`)!.size === 1) return named;
+    return `${named} (${c.delivery.digest.replace(/^sha256:/, '').slice(0, 8)})`;
+  };
+}
+
 const BINS = 10;
 
 /** Result distribution per delivery: a histogram of scored held-out executions (dev when no held-out split ran). */
@@ -66,14 +87,16 @@ function distributionChart(groups: Map<string, CommissionSummary[]>): string {
 
 /** Dev vs held-out per delivery: the macro mean of commission Results per split, as paired bars (the gap, seen). */
 function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
-  const W = Math.max(300, 40 + groups.size * 90);
+  // Each group is as wide as its name (≈ 6 px a character at 10 px), so no name is cut short.
+  const step = Math.max(90, 12 + 6 * Math.max(0, ...[...groups.keys()].map((k) => k.length)));
+  const W = Math.max(300, 40 + groups.size * step);
   const H = 190;
   const top = 20;
   const plot = H - 40 - top;
   const parts: string[] = [];
   let i = 0;
   for (const [key, entries] of groups) {
-    const x0 = 40 + i * 90;
+    const x0 = 40 + i * step + (step - 90) / 2;
     const pair: [string, number | null][] = [
       [
         'dev',
@@ -92,16 +115,18 @@ function devHeldoutChart(groups: Map<string, CommissionSummary[]>): string {
         return `<rect class="bar ${split}" data-split="${split}" data-value="${v}" x="${x}" y="${(top + plot - h).toFixed(1)}" width="28" height="${h.toFixed(1)}"><title>${split}: ${fmt(v)}</title></rect><text x="${x + 14}" y="${(top - 4 + plot - h).toFixed(1)}" text-anchor="middle">${fmt(v)}</text>`;
       })
       .join('');
-    const name = key.length > 14 ? `${key.slice(0, 13)}…` : key;
     parts.push(
-      `<g data-delivery="${escapeHtml(key)}">${bars}<text x="${x0 + 30}" y="${H - 22}" text-anchor="middle">${escapeHtml(name)}</text></g>`,
+      `<g data-delivery="${escapeHtml(key)}">${bars}<text x="${x0 + 30}" y="${H - 22}" text-anchor="middle">${escapeHtml(key)}</text></g>`,
     );
     i++;
   }
   return `<figure id="chart-dev-heldout"><svg viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="dev vs held-out mean per delivery"><line x1="36" y1="${top + plot}" x2="${W - 4}" y2="${top + plot}" class="axis"/><text x="32" y="${top + 4 + plot}" text-anchor="end">0</text><text x="32" y="${top + 4}" text-anchor="end">100</text>${parts.join('')}<rect class="bar dev" x="${W - 130}" y="${H - 14}" width="10" height="10"/><text x="${W - 116}" y="${H - 5}">dev</text><rect class="bar heldout" x="${W - 80}" y="${H - 14}" width="10" height="10"/><text x="${W - 66}" y="${H - 5}">held-out</text></svg><figcaption>Dev vs held-out mean per delivery (macro over commissions)</figcaption></figure>`;
 }
 
-/** The results table of the `html` view, rows sorted by delivery, commission and split (held-out first). */
+/**
+ * The results table of the `html` view, grouped as the console groups them: by commission, then delivery, then
+ * split (held-out first), so one commission's deliveries sit together.
+ */
 export function summaryTable(
   summary: Summary,
   deliveryKey: (c: CommissionSummary) => string,
@@ -112,8 +137,8 @@ export function summaryTable(
     .map((c, i) => ({ c, i }))
     .sort(
       (a, b) =>
-        deliveryKey(a.c).localeCompare(deliveryKey(b.c)) ||
         a.c.id.localeCompare(b.c.id) ||
+        deliveryKey(a.c).localeCompare(deliveryKey(b.c)) ||
         b.c.split.localeCompare(a.c.split),
     );
   const rows = order.map(({ c, i }) => {
@@ -159,7 +184,7 @@ export const PAGE_CSS = BASE_CSS + SECTIONS_CSS;
  */
 export function renderHtml(summary: Summary, manifest: HtmlDataManifest = htmlDataInMemory(summary).manifest): string {
   const key = deliveryKeys(summary.commissions);
-  const groups = groupByDelivery(summary.commissions, key);
+  const groups = groupByDelivery(summary.commissions, chartKeys(summary.commissions));
   // Not-run cases are named in the page's HTML (the first 50) and in summary.json, not embedded again.
   const embedded = {
     ...summary,

@@ -1,9 +1,10 @@
+import { columnsOf } from './columns.js';
 import type { Comparison, EntryComparison } from './compare.js';
-import { deliveryKeys, deliveryLabel, fmt, fmtSigned, gateHeadline } from './format.js';
+import { deliveryLabel, fmt, fmtSigned, gateHeadline } from './format.js';
 import { escapeHtml, gateBox } from './html-sections.js';
 import { pairFigures, pairVerdict } from './render-compare.js';
-import { PAGE_CSS, summaryTable } from './render-html.js';
-import type { Summary } from './schema.js';
+import { PAGE_CSS } from './render-html.js';
+import type { CommissionSummary, Summary } from './schema.js';
 
 /** The pages `heldout view` serves beside each run's own report: the list of runs and a comparison of two. */
 
@@ -17,7 +18,9 @@ export interface RunListing {
 const VIEW_CSS = `
 .runs td .entry{display:block;white-space:nowrap}.entry.verdict-pass{color:#1b7f3b}.entry.verdict-fail{color:#b3261e}
 .gate-cell{font-weight:600}.gate-cell.gate-pass{color:#1b7f3b}.gate-cell.gate-fail{color:#b3261e}.gate-cell.gate-not-evaluated{color:#b26a00}
-.side{display:flex;gap:1.5rem;align-items:flex-start;flex-wrap:wrap}.side>section{flex:1;min-width:22rem;overflow:auto}
+.side{display:flex;gap:1.5rem;align-items:flex-start}.side>section{flex:1;min-width:0;overflow-x:auto}
+#side-by-side{font-size:.85rem}#side-by-side .side-a,#side-by-side .side-b,#side-by-side .side-a-first,#side-by-side .side-b-first{border-left:2px solid #9aa4ad}
+#side-by-side td.absent{color:#9aa4ad;font-style:italic}
 .pair{border:1px solid #d5dbe0;border-radius:6px;padding:.3rem 1rem;margin:1rem 0}.pair.worse{border-color:#b3261e}.pair.better{border-color:#1b7f3b}
 ul.flipped li[data-flip="pass→fail"]{color:#b3261e}ul.flipped li[data-flip="fail→pass"]{color:#1b7f3b}
 td.diff-neg{color:#b3261e}td.diff-pos{color:#1b7f3b}.error{color:#b3261e}
@@ -86,14 +89,65 @@ ${p.onlyA.length ? `<p>Graded in A only: ${escapeHtml(p.onlyA.join(', '))}</p>` 
 </section>`;
 }
 
-/** Two runs side by side (their gates and results tables) and, per pair of entries, the paired comparison. */
+/**
+ * The figures a comparison puts side by side, a pane each: the results table's columns that tell two entries apart
+ * at a glance (the whole table is twice as wide as half a 1,400 px window). The full table is each run's own page.
+ */
+const PANE_COLUMNS = new Set(['delivery', 'verdict', 'mean', 'passk', 'gap', 'S', 'flags']);
+
+/**
+ * One table whose rows are the compared entries (a pair, or an entry without a partner) with A's figures beside
+ * B's, so the two sides' rows line up and only the deliveries chosen are shown.
+ */
+function sideBySide(cmp: Comparison, a: Summary, b: Summary): string {
+  const cols = columnsOf('html').filter((c) => PANE_COLUMNS.has(c.id));
+  const find = (s: Summary, e: { commission: string; split: string; digest: string; delivery: string }) =>
+    s.commissions.find(
+      (c) =>
+        c.id === e.commission &&
+        c.split === e.split &&
+        c.delivery.digest === e.digest &&
+        deliveryLabel(c) === e.delivery,
+    ) ?? null;
+  const cells = (side: 'a' | 'b', c: CommissionSummary | null) =>
+    c
+      ? cols
+          .map(
+            (col, i) =>
+              `<td data-side="${side}" data-col="${col.id}" class="${[col.align === 'right' ? 'num' : '', i === 0 ? `side-${side}-first` : ''].join(' ').trim()}">${escapeHtml(col.cell(c))}</td>`,
+          )
+          .join('')
+      : `<td data-side="${side}" colspan="${cols.length}" class="absent side-${side}-first">no partner</td>`;
+  const rows = [
+    ...cmp.pairs.map((p) => ({ key: p.commission, split: p.split, ea: find(a, p.a), eb: find(b, p.b) })),
+    ...cmp.unmatched.map((u) => ({
+      key: u.entry.commission,
+      split: u.entry.split,
+      ea: u.side === 'a' ? find(a, u.entry) : null,
+      eb: u.side === 'b' ? find(b, u.entry) : null,
+    })),
+  ].map(
+    (r) =>
+      `<tr data-pair="${escapeHtml(`${r.key} · ${r.split}`)}" data-commission="${escapeHtml(r.key)}" data-split="${r.split}"><td>${escapeHtml(r.key)}</td><td>${r.split}</td>${cells('a', r.ea)}${cells('b', r.eb)}</tr>`,
+  );
+  const head = (side: 'A' | 'B') =>
+    cols
+      .map(
+        (c, i) =>
+          `<th data-side="${side.toLowerCase()}" data-col="${c.id}" title="${escapeHtml(c.caption)}"${i === 0 ? ` class="side-${side.toLowerCase()}"` : ''}>${escapeHtml(`${side} ${c.header}`)}</th>`,
+      )
+      .join('');
+  return `<table id="side-by-side" class="results"><thead><tr><th>Commission</th><th>Split</th>${head('A')}${head('B')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Two runs side by side (their gates, then one table of the compared entries) and each pair, case by case. */
 export function renderComparePage(
   a: { name: string; summary: Summary },
   b: { name: string; summary: Summary },
   cmp: Comparison,
 ): string {
   const side = (label: string, r: { name: string; summary: Summary }) =>
-    `<section class="run-side" data-side="${label}" data-run="${escapeHtml(r.name)}"><h2>${label}: <a href="${runHref(r.name)}">${escapeHtml(r.summary.run.id)}</a></h2><p class="meta">${escapeHtml(r.name)} · started ${escapeHtml(r.summary.run.startedAt)}</p>${gateBox(r.summary, `gate-${label.toLowerCase()}`)}${summaryTable(r.summary, deliveryKeys(r.summary.commissions), `summary-table-${label.toLowerCase()}`)}</section>`;
+    `<section class="run-side" data-side="${label}" data-run="${escapeHtml(r.name)}"><h2>${label}: <a href="${runHref(r.name)}">${escapeHtml(r.summary.run.id)}</a></h2><p class="meta">${escapeHtml(r.name)} · started ${escapeHtml(r.summary.run.startedAt)}</p>${gateBox(r.summary, `gate-${label.toLowerCase()}`)}</section>`;
   const unmatched = cmp.unmatched.length
     ? `<h2>No partner</h2><ul class="unmatched">${cmp.unmatched.map((u) => `<li>${u.side.toUpperCase()}: ${escapeHtml(`${u.entry.commission} · ${u.entry.delivery} · ${u.entry.split}`)}</li>`).join('')}</ul>`
     : '';
@@ -101,6 +155,8 @@ export function renderComparePage(
 <h1>Compare ${escapeHtml(a.summary.run.id)} (A) → ${escapeHtml(b.summary.run.id)} (B)</h1>
 <p class="meta">Per case: the mean Result over scored trials on each side; Δ = B − A; W/L/T counts cases where B is above / below / equal to A; the CI is a paired bootstrap of the mean Δ over cases; the sign test is two-sided, ties dropped. Significantly worse or better when the CI excludes 0.</p>
 <div class="side">${side('A', a)}${side('B', b)}</div>
+<h2>Side by side</h2>
+${sideBySide(cmp, a.summary, b.summary)}
 <h2>Case by case</h2>
 ${cmp.pairs.map(pairSection).join('\n') || '<p>No entries pair up: name the deliveries to compare (A delivery, B delivery).</p>'}
 ${unmatched}`;

@@ -14,6 +14,7 @@ describe('CLI errors', () => {
   writeFileSync(badJson, '{bad');
   const task = path.join(repoRoot, 'tasks/log-triage');
   const reference = path.join(repoRoot, 'fixtures/deliveries/log-triage-reference');
+  const zod3 = path.join(repoRoot, 'fixtures/propgen/zod3-properties.ts');
 
   const cases: [string[], RegExp][] = [
     [['freeze', 'nope-dir'], /^heldout: freeze: nope-dir: no such directory; name the delivery directory to freeze$/],
@@ -50,9 +51,16 @@ describe('CLI errors', () => {
       ['image', 'build', '--sandbox', 'process'],
       /^heldout: --sandbox: expected docker or podman \(a backend that runs images\), got process$/,
     ],
+    // A two-word command written with a hyphen, or close to one: its spaced name.
+    [['gen-property', task], /^heldout: unknown command 'gen-property' \(did you mean gen property\?\)/],
+    [['taste-sampel'], /^heldout: unknown command 'taste-sampel' \(did you mean taste sample\?\)/],
     [
       ['dev', 'nope-dir', '--delivery', reference],
       /^heldout: dev: nope-dir: no such directory; name the commission directory$/,
+    ],
+    [
+      ['gen', 'property', task, '--delivery', reference, '--properties', zod3],
+      /^heldout: \S+zod3-properties\.ts: input: a zod 3 schema; heldout derives inputs from zod 4 schemas: import \{ z \} from 'zod\/v4'/,
     ],
     [
       ['gen', 'property', task, '--delivery', 'nope-dir'],

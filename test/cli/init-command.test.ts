@@ -1,9 +1,15 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
+import { wordsAndLines } from '../../src/cli/init/skeleton.js';
 import { canaryOf, FAMILIES, loadCommission } from '../../src/commission/index.js';
 import { heldout } from '../helpers/cli.js';
+
+const run = promisify(execFile);
 
 // A newcomer's first step: a skeleton for their family that validates and whose example delivery passes, on the
 // dev and the held-out case, through the same run a real delivery gets (the default sandbox).
@@ -48,6 +54,33 @@ describe('heldout init', () => {
       }
     });
   }
+
+  // FR-2 of the creation skeleton, read literally: every newline ends a line, a last piece without one is a line.
+  const fr2Lines = (t: string) => t.split('\n').length - 1 + (t !== '' && !t.endsWith('\n') ? 1 : 0);
+
+  test("the creation skeleton's example delivery keeps its own FR-2 on any text, the empty one first", async () => {
+    const dir = path.join(tmp, 'fr2');
+    expect((await heldout(['init', dir])).code).toBe(0);
+    const caseDir = path.join(tmp, 'fr2-case');
+    mkdirSync(path.join(caseDir, 'assets'), { recursive: true });
+    writeFileSync(path.join(caseDir, 'input.md'), 'Text: assets/text.txt\n');
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n'), maxLength: 12 }), async (text) => {
+        writeFileSync(path.join(caseDir, 'assets/text.txt'), text);
+        const out = path.join(tmp, `fr2-out-${n++}`);
+        await run('python3', ['run_agent.py', '--input', path.join(caseDir, 'input.md'), '--output', out], {
+          cwd: `${dir}-delivery`,
+        });
+        const answer = JSON.parse(readFileSync(path.join(out, 'answer.json'), 'utf8'));
+        const want = { words: text.split(/\s+/).filter(Boolean).length, lines: fr2Lines(text) };
+        expect(answer).toEqual(want);
+        // The truth the skeleton writes for its cases is counted the same way.
+        expect(wordsAndLines(text)).toEqual(want);
+      }),
+      { numRuns: 12, examples: [[''], ['\n\n'], ['a'], ['a\nb\n']] },
+    );
+  });
 
   test('--from takes the entry from an existing delivery and writes no example delivery', async () => {
     const mine = path.join(tmp, 'mine');

@@ -2,6 +2,7 @@ import { test as fcTest } from '@fast-check/vitest';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
 import { arbitraryFromZod, UnsupportedSchemaError } from '../../src/propgen/index.js';
 
 const schemas = {
@@ -70,6 +71,14 @@ describe('arbitraryFromZod', () => {
   test('the same seed gives the same values', () => {
     const arb = arbitraryFromZod(schemas.shapes);
     expect(fc.sample(arb, { numRuns: 20, seed: 99 })).toEqual(fc.sample(arb, { numRuns: 20, seed: 99 }));
+  });
+
+  test('a zod 3 schema is refused in one line that says how to get zod 4', () => {
+    const schema = z3.object({ text: z3.string() });
+    expect(() => arbitraryFromZod(schema as never)).toThrow(UnsupportedSchemaError);
+    expect(() => arbitraryFromZod(schema as never)).toThrow(
+      /^arbitraryFromZod: a zod 3 schema; heldout derives inputs from zod 4 schemas: import \{ z \} from 'zod\/v4'/,
+    );
   });
 
   test('an unsupported construct is refused with its path', () => {

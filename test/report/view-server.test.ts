@@ -141,7 +141,11 @@ describe('heldout view', () => {
     await page.waitForSelector('.pair');
     await expect(page.locator('.run-side').count()).resolves.toBe(2);
     expect(await page.locator('.run-side[data-side="A"]').getAttribute('data-run')).toBe('reference');
-    await expect(page.locator('.run-side[data-side="B"] table.results tr[data-row]').count()).resolves.toBe(1);
+    // One table of the compared entries, A's figures beside B's on the same row.
+    await expect(page.locator('#side-by-side tbody tr[data-pair]').count()).resolves.toBe(1);
+    expect(await page.locator('#side-by-side td[data-side="b"][data-col="delivery"]').textContent()).toBe(
+      'log-triage-overfit',
+    );
     const pair = page.locator('.pair[data-commission="log-triage"]');
     expect(await pair.getAttribute('data-verdict')).toBe('worse');
     expect(await pair.locator('.pair-figures').textContent()).toMatch(

@@ -153,4 +153,43 @@ export default defineConfig({
     expect(merged).toEqual(figures(path.join(dir, 'whole/summary.json')));
     delete process.env.HELDOUT_OUT;
   });
+  // Last: it writes the README's vitest.config.ts over the one above.
+  test('the README\'s "In your project" section, run as written: install line, init, config, npx vitest run', async () => {
+    const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('## In your project'),
+      readme.indexOf('\n## ', readme.indexOf('## In your project') + 5),
+    );
+    const blocks = (lang: string) =>
+      [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]);
+    const commands = blocks('sh')
+      .flatMap((b) => b.split('\n'))
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean);
+    // The install line names heldout and every peer it declares (installed above at the pinned versions).
+    const install = commands.find((c) => c.startsWith('npm install'))!.split(/\s+/);
+    const peers = Object.keys(JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')).peerDependencies);
+    for (const p of ['heldout', ...peers]) expect(install, p).toContain(p);
+    const init = commands.find((c) => c.startsWith('npx heldout init'))!.split(/\s+/);
+    const made = await sh(init[0], init.slice(1), dir);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    // The reference the skeleton's comments name ships in the package.
+    const yaml = readFileSync(path.join(dir, init[3], 'commission.yaml'), 'utf8');
+    const ref = /(node_modules\/heldout\/docs\/commission\.md)/.exec(yaml)![1];
+    expect(readFileSync(path.join(dir, ref), 'utf8')).toContain('commission.yaml');
+    const [config] = blocks('ts');
+    expect(config).toMatch(/^\/\/ vitest\.config\.ts\n/);
+    writeFileSync(path.join(dir, 'vitest.config.ts'), config);
+    expect(commands).toContain('npx vitest run');
+    const r = await sh('npx', ['vitest', 'run'], dir);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
+    const summary = JSON.parse(readFileSync(path.join(dir, 'reports/latest/summary.json'), 'utf8'));
+    expectValidSummary(summary);
+    expect(summary.commissions.map((c: any) => [c.id, c.split, c.result.mean])).toEqual([
+      ['word-count', 'heldout', 100],
+    ]);
+    expect(existsSync(path.join(dir, 'reports/latest/index.html'))).toBe(true);
+    const view = commands.find((c) => c.startsWith('npx heldout view'))!.split(/\s+/);
+    expect((await sh(view[0], [...view.slice(1), '--help'], dir)).code).toBe(0);
+  });
 });

@@ -10,7 +10,7 @@ const HELDOUT_TEXT =
 const commissionYaml = (
   id: string,
 ) => `# commission.yaml: what is commissioned and how a delivery runs. Every field, its type and its default are in
-# docs/commission.md (heldout's repository); \`heldout validate <dir>\` checks this file and dry-runs the rubric.
+# node_modules/heldout/docs/commission.md; \`heldout validate <dir>\` checks this file and dry-runs the rubric.
 id: ${id}                       # a lower-case slug; reports and HELDOUT_CASES/<id>/ use it
 title: Word and line counter
 family: creation                # creation | editing | optimization | tool-agent
@@ -118,7 +118,9 @@ def main():
         raise SystemExit('the request names no text (a "Text: <path>" line)')
     with open(os.path.join(os.path.dirname(args.input), match.group(1)), encoding='utf-8') as f:
         text = f.read()
-    counts = {'words': len(text.split()), 'lines': len(text.rstrip('\\n').split('\\n'))}
+    # FR-2: every newline ends a line, and a last piece without one is a line too; the empty text has none.
+    lines = text.count('\\n') + (1 if text and not text.endswith('\\n') else 0)
+    counts = {'words': len(text.split()), 'lines': lines}
     os.makedirs(args.output, exist_ok=True)
     with open(os.path.join(args.output, 'answer.json'), 'w', encoding='utf-8') as f:
         json.dump(counts, f, indent=2)

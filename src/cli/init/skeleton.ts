@@ -56,9 +56,13 @@ export function wholeFilePatch(changes: { path: string; before: string; after: s
     .concat('\n');
 }
 
-/** The counts a word-count style truth holds, computed as the example deliveries compute them. */
+/**
+ * The counts a word-count style truth holds, by the creation skeleton's FR-1 and FR-2 (a line is ended by a newline,
+ * a last piece without one counts too: the empty text has no line), as its example delivery computes them.
+ */
 export function wordsAndLines(text: string): { words: number; lines: number } {
-  return { words: text.split(/\s+/).filter(Boolean).length, lines: text.replace(/\n+$/, '').split('\n').length };
+  const newlines = text.split('\n').length - 1;
+  return { words: text.split(/\s+/).filter(Boolean).length, lines: newlines + (text && !text.endsWith('\n') ? 1 : 0) };
 }
 
 /** JSON as the skeletons write it: two-space indent, a final newline. */
