@@ -223,7 +223,10 @@ export class HeldoutReporter implements Reporter {
     } else if (verdict === 'not-evaluated' || verdict === 'deferred') {
       // What would fail on the cases that ran is said here too, not only in summary.json and the HTML gate box.
       const head = verdict === 'deferred' ? 'deferred to the merge' : 'not evaluated';
-      const unmet = unmetLines(summary.gate, verdict === 'deferred' ? 'unmet on this shard: ' : 'unmet on the cases that ran: ');
+      const unmet = unmetLines(
+        summary.gate,
+        verdict === 'deferred' ? 'unmet on this shard: ' : 'unmet on the cases that ran: ',
+      );
       process.stdout.write(`heldout gate ${head}: ${summary.gate.reason}\n${unmet.map((l) => `${l}\n`).join('')}`);
     } else if (verdict === 'pass' && this.options.table !== false) {
       process.stdout.write(`heldout gate holds (${summary.gate.conditions.length} conditions met)\n`);
