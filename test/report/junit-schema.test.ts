@@ -4,7 +4,14 @@ import { junitCounts, validateJunit } from '../helpers/junit.js';
 import { sampleSummary } from './sample-summary.js';
 
 const notRun = [
-  { commission: 'csv-report', delivery: 'reference', split: 'heldout' as const, id: 'c-09', trial: 1, why: 'filtered' },
+  {
+    commission: 'csv-report',
+    delivery: 'reference',
+    split: 'heldout' as const,
+    id: 'c-09',
+    trial: 1,
+    why: 'filtered' as const,
+  },
 ];
 
 // heldout's junit.xml against the Jenkins xunit-plugin's junit-10.xsd, checked by libxml2's own validator.
