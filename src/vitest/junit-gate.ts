@@ -1,6 +1,5 @@
 import path from 'node:path';
-import type { TestModule } from 'vitest/node';
-import { JUnitReporter } from 'vitest/reporters';
+import { JUnitReporter, type TestModule } from 'vitest/node';
 import type { GateReport } from '../report/index.js';
 
 /** The testsuite name (and classname) of the gate in Vitest's own JUnit file. */
