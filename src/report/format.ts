@@ -144,6 +144,7 @@ export function gateHeadline(gate: GateReport): string {
     pass: 'PASS',
     fail: 'FAIL',
     'not-evaluated': 'NOT EVALUATED',
+    deferred: 'DEFERRED TO THE MERGE',
     none: 'no gate',
     'not-recorded': 'not recorded',
   }[gate.verdict];

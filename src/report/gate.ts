@@ -122,7 +122,7 @@ function regression(
  * Evaluates the CI gate (DESIGN §9) on the held-out candidate entries: one condition per threshold and entry with its
  * value, whether it was met, and a sentence; `graded` when case tests failed without a grade. The verdict is `none`
  * without thresholds, `fail` when a condition is unmet, `not-evaluated` on a partial run unless `onPartial` is
- * `subset` (a missing grade still fails it), else `pass`. Pure.
+ * `subset` (a missing grade still fails it), `deferred` on a shard (its merge is judged), else `pass`. Pure.
  */
 export function evaluateGate(commissions: readonly Entry[], t: GateThresholds, ctx: GateContext = {}): GateReport {
   const thresholds: GateReport['thresholds'] = {};
@@ -174,6 +174,16 @@ export function evaluateGate(commissions: readonly Entry[], t: GateThresholds, c
   }
   const failed = conditions.some((x) => !x.met);
   if (partial && t.onPartial !== 'subset' && !conditions.some((x) => x.condition === 'graded')) {
+    // A shard is one job of a run its merge judges whole: red shard jobs beside a green merge tell nothing.
+    if (partial.shard !== null) {
+      return {
+        verdict: 'deferred',
+        reason: `this is shard ${partial.shard}: the gate is evaluated on the merged run (vitest --merge-reports)`,
+        thresholds,
+        evaluatedOn,
+        conditions,
+      };
+    }
     return {
       verdict: 'not-evaluated',
       reason: `the run is partial: ${partial.reason}; the gate judges whole runs (gate.onPartial: 'subset' judges the cases that ran)`,
@@ -186,7 +196,10 @@ export function evaluateGate(commissions: readonly Entry[], t: GateThresholds, c
   return { verdict: failed ? 'fail' : 'pass', reason, thresholds, evaluatedOn, conditions };
 }
 
-/** What fell short of the gate, one line per unmet condition (or why it was not evaluated); empty when it holds. */
+/**
+ * What fell short of the gate, one line per unmet condition (or why it was not evaluated); empty when it holds or
+ * was deferred to the merge of a sharded run.
+ */
 export function gateMessages(gate: GateReport): string[] {
   if (gate.verdict === 'not-evaluated') return [`gate not evaluated: ${gate.reason ?? 'unknown why'}`];
   if (gate.verdict !== 'fail') return [];

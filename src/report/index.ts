@@ -17,7 +17,7 @@ export { migrateSummary, readSummary, SummaryReadError, summaryPathOf } from './
 export { type CoverageInput, partialReport } from './partial.js';
 export { pairFigures, pairVerdict, renderCompareText } from './render-compare.js';
 export { renderHtml } from './render-html.js';
-export { renderJunit } from './render-junit.js';
+export { type JunitOptions, renderJunit } from './render-junit.js';
 export { renderMarkdown } from './render-markdown.js';
 export { renderTable } from './render-table.js';
 export { type RunListing, renderComparePage, renderRunsPage } from './render-view.js';

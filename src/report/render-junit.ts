@@ -17,8 +17,17 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 const property = (name: string, value: unknown, indent: string) =>
   `${indent}<property name="${xml(name)}" value="${xml(String(value ?? ''))}"/>`;
 
-/** heldout's grading of one case × trial as testcase properties, raw values, prefixed `heldout.`. */
-function caseProperties(x: CaseSummary): string[] {
+/** Options of `renderJunit`. */
+export interface JunitOptions {
+  /**
+   * Write each testcase's grading as `<properties>` and the skipped count on `<testsuites>` (read by GitLab and
+   * Jenkins' JUnit plugin, outside the common junit-10.xsd); default false: the grading is the testcase's `<system-out>`.
+   */
+  caseProperties?: boolean;
+}
+
+/** heldout's grading of one case × trial, raw values, names prefixed `heldout.`. */
+function caseGrading(x: CaseSummary): [string, unknown][] {
   const p: [string, unknown][] = [
     ['heldout.status', x.status],
     ['heldout.result', x.result],
@@ -34,7 +43,15 @@ function caseProperties(x: CaseSummary): string[] {
   if (x.editing) p.push(['heldout.muNew', x.editing.muNew], ['heldout.muReg', x.editing.muReg ?? '']);
   p.push(['heldout.modelCalls', x.modelCalls], ['heldout.tokens', x.tokens], ['heldout.wallMs', x.wallMs]);
   if (x.exitCode !== null) p.push(['heldout.exitCode', x.exitCode]);
-  return ['      <properties>', ...p.map(([k, v]) => property(k, v, '        ')), '      </properties>'];
+  return p;
+}
+
+/** The grading inside a testcase: `<properties>` when asked, else `name=value` lines of `<system-out>` (valid xsd). */
+function caseProperties(x: CaseSummary, asProperties: boolean): string[] {
+  const p = caseGrading(x);
+  if (asProperties)
+    return ['      <properties>', ...p.map(([k, v]) => property(k, v, '        ')), '      </properties>'];
+  return [`      <system-out>${xml(p.map(([k, v]) => `${k}=${String(v ?? '')}`).join('\n'))}</system-out>`];
 }
 
 /**
@@ -62,11 +79,17 @@ interface SuiteCounts {
   ms: number;
 }
 
-function testcase(x: CaseSummary, c: CommissionSummary, classname: string, n: SuiteCounts): string {
+function testcase(
+  x: CaseSummary,
+  c: CommissionSummary,
+  classname: string,
+  n: SuiteCounts,
+  asProperties: boolean,
+): string {
   n.ms += x.wallMs;
   const open = `    <testcase classname="${xml(classname)}" name="${xml(`${x.id} #${x.trial}`)}" time="${seconds(x.wallMs)}">`;
   const msg = caseFailureMessage(x, c.passRule.minResult);
-  const inner = caseProperties(x);
+  const inner = caseProperties(x, asProperties);
   if (msg !== null) {
     const detail = [msg, x.stderrTail ? `--- stderr (tail) ---\n${x.stderrTail}` : ''].filter(Boolean).join('\n');
     if (x.status === 'infra-error') {
@@ -93,10 +116,11 @@ function notRunCase(x: NotRunCase, classname: string): string {
  * with classname `heldout.<commission>.<delivery>.<split>` (`<label>@<digest>` where two deliveries of a commission
  * share a label), so every testcase is unique across deliveries. Each carries heldout's grading as `<properties>`; a failed gate or a
  * shortfall is a <failure> naming the gate or the dimensions, infra errors are <error>, unscored and not-run cases
- * <skipped>. A `heldout gate` suite holds a testcase per gate condition, failed when unmet, so a CI test viewer
+ * <skipped>. Valid against junit-10.xsd unless `caseProperties` asks for the extension. A `heldout gate` suite holds a testcase per gate condition, failed when unmet, so a CI test viewer
  * shows why the run went red.
  */
-export function renderJunit(summary: Summary): string {
+export function renderJunit(summary: Summary, options: JunitOptions = {}): string {
+  const asProperties = options.caseProperties === true;
   const parts: string[] = [];
   const total: SuiteCounts = { tests: 0, failures: 0, errors: 0, skipped: 0, ms: 0 };
   const properties = columnsOf('junit');
@@ -119,10 +143,16 @@ export function renderJunit(summary: Summary): string {
   const gate = summary.gate;
   if (gate.conditions.length > 0 || gate.verdict === 'not-evaluated') {
     const n: SuiteCounts = { tests: 0, failures: 0, errors: 0, skipped: 0, ms: 0 };
+    const deferred = gate.verdict === 'deferred';
     const body = gate.conditions.map((c) => {
       n.tests++;
       const name = `${c.commission === null ? 'run' : `${c.commission} · ${c.delivery}`}: ${c.condition}`;
       const open = `    <testcase classname="heldout.gate" name="${xml(name)}" time="0.000"`;
+      // A shard's figures are not the run's: its conditions are the merge's to judge.
+      if (deferred) {
+        n.skipped++;
+        return `${open}>\n      <skipped message="${xml(`${gate.reason}; on this shard: ${c.message}`)}"/>\n    </testcase>`;
+      }
       if (c.met) return `${open}/>`;
       n.failures++;
       return `${open}>\n      <failure message="${xml(c.message)}" type="gate:${c.condition}"/>\n    </testcase>`;
@@ -142,7 +172,7 @@ export function renderJunit(summary: Summary): string {
   for (const c of summary.commissions) {
     const classname = `heldout.${c.id}.${key(c)}.${c.split}`;
     const n: SuiteCounts = { tests: c.cases.length, failures: 0, errors: 0, skipped: 0, ms: 0 };
-    const body = c.cases.map((x) => testcase(x, c, classname, n));
+    const body = c.cases.map((x) => testcase(x, c, classname, n, asProperties));
     const k = `${c.id}\0${deliveryLabel(c)}\0${c.split}`;
     seen.add(k);
     for (const x of notRun.get(k) ?? []) {
@@ -171,7 +201,7 @@ export function renderJunit(summary: Summary): string {
   }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xml(`heldout ${summary.run.id}`)}" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" skipped="${total.skipped}" time="${seconds(total.ms)}">`,
+    `<testsuites name="${xml(`heldout ${summary.run.id}`)}" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}"${asProperties ? ` skipped="${total.skipped}"` : ''} time="${seconds(total.ms)}">`,
     ...parts,
     '</testsuites>',
     '',

@@ -44,7 +44,7 @@ export type Flag = (typeof FLAGS)[number];
 /** An entry's verdict: its gate conditions where the gate applies to it, else its mean against the pass rule. */
 export const VERDICTS = ['pass', 'fail', 'unscored', 'baseline'] as const;
 /** `not-recorded`: a summary@1 document, which never said. */
-export const GATE_VERDICTS = ['pass', 'fail', 'not-evaluated', 'none', 'not-recorded'] as const;
+export const GATE_VERDICTS = ['pass', 'fail', 'not-evaluated', 'deferred', 'none', 'not-recorded'] as const;
 /** `graded`: every case test ran to a grade (one that failed without one fails the gate). */
 export const GATE_CONDITIONS = ['minResult', 'minPassHatK', 'maxGap', 'noRegressionVs', 'graded'] as const;
 /** `filtered`: skipped by a filter (`-t`, `.skip`, a case filter); `not-reached`: cancelled or bailed out before it ran. */

@@ -58,8 +58,9 @@ export function notRunCounts(
 }
 
 /**
- * Sets each entry's verdict, flags and not-run count once the gate is known: an entry the gate judged passes when
- * all its conditions are met; any other passes when its mean reaches the pass rule; a0 is the baseline. Pure.
+ * Sets each entry's verdict, flags and not-run count once the gate is known: an entry the gate judged (a `pass` or
+ * `fail` verdict) passes when all its conditions are met; any other passes when its mean reaches the pass rule; a0
+ * is the baseline. Pure.
  */
 export function finalizeEntries(
   entries: CommissionSummary[],
@@ -67,7 +68,9 @@ export function finalizeEntries(
   notRun: Map<string, number>,
 ): CommissionSummary[] {
   const byEntry = new Map<string, boolean>();
-  for (const x of gate.conditions) {
+  // A gate that did not judge the run (partial, a shard) judged no entry either: its rows follow the pass rule.
+  const ruled = gate.verdict === 'pass' || gate.verdict === 'fail';
+  for (const x of ruled ? gate.conditions : []) {
     if (x.commission === null || x.delivery === null || x.split === null) continue;
     const k = key(x.commission, x.delivery, x.split);
     byEntry.set(k, (byEntry.get(k) ?? true) && x.met);

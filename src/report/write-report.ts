@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { DATA_DIR, htmlData } from './html-data.js';
 import { jsonChunks } from './json-stream.js';
 import { renderHtml } from './render-html.js';
-import { renderJunit } from './render-junit.js';
+import { type JunitOptions, renderJunit } from './render-junit.js';
 import { renderMarkdown } from './render-markdown.js';
 import type { Summary } from './schema.js';
 
@@ -61,6 +61,7 @@ async function writePieces(file: string, pieces: Iterable<string>): Promise<void
 export async function writeReport(
   outDir: string,
   summary: Summary,
+  options: { junit?: JunitOptions } = {},
 ): Promise<{ summary: string; markdown: string; html: string; junit: string; htmlData: string }> {
   const dataRoot = join(outDir, DATA_DIR);
   await mkdir(dataRoot, { recursive: true });
@@ -79,7 +80,7 @@ export async function writeReport(
     const texts: [string, Iterable<string>][] = [
       [join(outDir, 'report.md'), [renderMarkdown(summary)]],
       [join(outDir, 'index.html'), [renderHtml(summary, manifest)]],
-      [join(outDir, 'junit.xml'), [renderJunit(summary)]],
+      [join(outDir, 'junit.xml'), [renderJunit(summary, options.junit)]],
       [join(outDir, 'summary.json'), summaryChunks(summary)],
     ];
     for (const [target, pieces] of texts) {

@@ -1,5 +1,5 @@
 import type { Split } from '../commission/index.js';
-import type { GateThresholds } from '../report/index.js';
+import type { GateThresholds, JunitOptions } from '../report/index.js';
 import type { RetryClass } from '../run/index.js';
 import type { SandboxKind } from '../sandbox/index.js';
 import type { CaseFilter } from './case-filter.js';
@@ -27,6 +27,11 @@ export interface HeldoutOptions {
   /** Evaluator-owned services a commission declares under `external`, by name: a URL or a command (issue 30). */
   services?: Record<string, string>;
   gate?: GateThresholds;
+  /**
+   * heldout's own `<out>/junit.xml`: valid against junit-10.xsd by default (each case's grading in `<system-out>`);
+   * `{ caseProperties: true }` writes it as testcase `<properties>` instead (GitLab, Jenkins' JUnit plugin).
+   */
+  junit?: JunitOptions;
   /** Report directory (default `reports/<run-id>`). */
   out?: string;
   /** Cases run at once within one commission file (default: the number of cores). */

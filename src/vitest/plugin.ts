@@ -7,7 +7,9 @@ import { configDefaults } from 'vitest/config';
 import type { Split } from '../commission/index.js';
 import { newRunId, type SuitePlan } from '../run/index.js';
 import { resolveSandbox } from '../sandbox/index.js';
+import { joinGateToJunit } from './junit-gate.js';
 import type { HeldoutOptions } from './options.js';
+import { plannedExecutions } from './planned.js';
 import { HeldoutReporter } from './reporter.js';
 import { armRunTeardown } from './run-teardown.js';
 import { watchedFiles } from './watch-files.js';
@@ -123,6 +125,12 @@ export function heldout(options: HeldoutOptions): Plugin {
   let dirs: string[] = [];
   const plans = new Map<string, SuitePlan>();
   const out = () => path.resolve(root, options.out ?? path.join('reports', runId));
+  // A commission that cannot be planned here fails its own suite, with the reason, when Vitest loads it.
+  const plannedIn = async (moduleId: string): Promise<number | null> => {
+    const dir = path.dirname(moduleId);
+    if (!COMMISSION_FILES.includes(path.basename(moduleId)) || !dirs.includes(dir)) return null;
+    return plannedExecutions(planFor(dir)).catch(() => null);
+  };
 
   const planFor = (commissionDir: string): SuitePlan => {
     let plan = plans.get(commissionDir);
@@ -184,17 +192,21 @@ export function heldout(options: HeldoutOptions): Plugin {
       // (users keep `--reporter=junit` etc.), so it joins whatever list Vitest built.
       const v = vitest as unknown as { onAfterSetServer(fn: () => void): void; reporters: unknown[] };
       v.onAfterSetServer(() => {
-        if (!v.reporters.some((r) => r instanceof HeldoutReporter)) {
-          v.reporters.push(
-            new HeldoutReporter({
-              out: out(),
-              gate: options.gate ?? {},
-              runId,
-              table: options.table,
-              progress: options.progress,
-            }),
-          );
+        let reporter = v.reporters.find((r): r is HeldoutReporter => r instanceof HeldoutReporter);
+        if (!reporter) {
+          reporter = new HeldoutReporter({
+            out: out(),
+            gate: options.gate ?? {},
+            runId,
+            table: options.table,
+            progress: options.progress,
+            junit: options.junit,
+            plannedIn,
+          });
+          v.reporters.push(reporter);
         }
+        const own = reporter;
+        joinGateToJunit(v.reporters, root, () => own.gateRecord());
       });
     },
     transform(_code, id) {

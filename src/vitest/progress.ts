@@ -46,6 +46,8 @@ export interface ProgressOptions {
  */
 export class Progress {
   private readonly counts = { done: 0, total: 0, failed: 0, infra: 0 };
+  /** Per test file: its estimate before collection, then its collected count. */
+  private readonly files = new Map<string, number>();
   private readonly start: number;
   private last = Number.NEGATIVE_INFINITY;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -65,9 +67,15 @@ export class Progress {
     return (this.options.now ?? Date.now)();
   }
 
-  /** Cases a collected file declared that will run. */
-  planned(n: number): void {
-    this.counts.total += n;
+  /** Executions a file will run by its plan, before it is collected (replaced by `planned` when it is). */
+  expect(file: string, n: number): void {
+    this.planned(n, file);
+  }
+
+  /** Cases a collected file declared that will run; replaces the file's estimate. */
+  planned(n: number, file = ''): void {
+    this.counts.total += n - (this.files.get(file) ?? 0);
+    this.files.set(file, n);
   }
 
   /** A case finished: failed (missed its pass rule, or threw) and whether the infrastructure lost it. */

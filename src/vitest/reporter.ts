@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import type { Reporter, TestCase, TestModule, TestSpecification, Vitest } from 'vitest/node';
 import {
   type GateContext,
+  type GateReport,
   type GateThresholds,
   gateMessages,
   gateViolations,
+  type JunitOptions,
   type NotRunCase,
   readSummary,
   renderTable,
@@ -39,7 +41,27 @@ export interface HeldoutReporterOptions {
    * is not a terminal (CI logs) unless Vitest runs `--silent`; true always; false never.
    */
   progress?: boolean | 'auto';
+  /** heldout's `junit.xml`: valid junit-10.xsd by default, `{ caseProperties: true }` for the properties extension. */
+  junit?: JunitOptions;
+  /**
+   * The case × trial executions a test file will run, known before it is collected (null: not a commission), so
+   * progress counts every planned execution from the start.
+   */
+  plannedIn?: (moduleId: string) => Promise<number | null>;
 }
+
+/** A promise with its resolve function (Node 20 has no Promise.withResolvers). */
+function settled<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** The console line under the gate's headline for each condition unmet on the cases that ran. */
+const unmetLines = (gate: GateReport, prefix: string) =>
+  gate.conditions.filter((c) => !c.met).map((c) => `  - ${prefix}${c.message}`);
 
 /** The gate's baseline run, read when the run ends (a missing or invalid file fails the gate, naming it). */
 async function readBaseline(gate: GateThresholds): Promise<GateContext['baseline']> {
@@ -82,19 +104,33 @@ export class HeldoutReporter implements Reporter {
   /** The last summary written, for programmatic callers (`heldout run`). */
   summary: Summary | null = null;
   violations: string[] = [];
+  private gateDone = settled<GateReport | null>();
 
   constructor(private readonly options: HeldoutReporterOptions) {}
+
+  /** This run's gate record once the report is written (null when no grade was written), for Vitest's JUnit file. */
+  gateRecord(): Promise<GateReport | null> {
+    return this.gateDone.promise;
+  }
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest;
   }
 
-  onTestRunStart(): void {
+  async onTestRunStart(specifications: ReadonlyArray<TestSpecification> = []): Promise<void> {
     this.startedAt = new Date().toISOString();
+    this.gateDone = settled<GateReport | null>();
     const want = this.options.progress ?? 'auto';
     const silent = Boolean(this.vitest?.config.silent);
     if (want === true || (want === 'auto' && !process.stdout.isTTY && !silent)) {
-      this.progress = new Progress({ write: (line) => process.stderr.write(`${line}\n`) });
+      const progress = new Progress({ write: (line) => process.stderr.write(`${line}\n`) });
+      this.progress = progress;
+      const planned = this.options.plannedIn;
+      if (planned) {
+        // Counted before any file loads; a file's own count replaces its estimate when it is collected.
+        const counts = await Promise.all(specifications.map(async (s) => [s.moduleId, await planned(s.moduleId)]));
+        for (const [file, n] of counts as [string, number | null][]) if (n !== null) progress.expect(file, n);
+      }
     }
   }
 
@@ -102,7 +138,7 @@ export class HeldoutReporter implements Reporter {
     if (!this.progress) return;
     let n = 0;
     for (const t of mod.children.allTests()) if (t.meta().heldoutCase && t.options.mode === 'run') n++;
-    this.progress.planned(n);
+    this.progress.planned(n, mod.moduleId);
   }
 
   onTestCaseResult(test: TestCase): void {
@@ -113,6 +149,15 @@ export class HeldoutReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    try {
+      await this.report(testModules);
+    } finally {
+      this.gateDone.resolve(this.summary?.gate ?? null);
+    }
+  }
+
+  private async report(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    this.summary = null;
     this.progress?.stop();
     const metas: CaseMeta[] = [];
     const notRun: NotRunCase[] = [];
@@ -155,7 +200,7 @@ export class HeldoutReporter implements Reporter {
         coverage: { planned, notRun, unloaded, shard: shard ? `${shard.index}/${shard.count}` : null },
       },
     );
-    await writeReport(this.options.out, summary);
+    await writeReport(this.options.out, summary, { junit: this.options.junit });
     this.summary = summary;
     this.violations = gateMessages(summary.gate);
     if (this.options.table !== false) {
@@ -176,8 +221,14 @@ export class HeldoutReporter implements Reporter {
     const { verdict } = summary.gate;
     if (verdict === 'fail') {
       process.stdout.write(`heldout gate failed:\n${this.violations.map((v) => `  - ${v}`).join('\n')}\n`);
-    } else if (verdict === 'not-evaluated') {
-      process.stdout.write(`heldout gate not evaluated: ${summary.gate.reason}\n`);
+    } else if (verdict === 'not-evaluated' || verdict === 'deferred') {
+      // What would fail on the cases that ran is said here too, not only in summary.json and the HTML gate box.
+      const head = verdict === 'deferred' ? 'deferred to the merge' : 'not evaluated';
+      const unmet = unmetLines(
+        summary.gate,
+        verdict === 'deferred' ? 'unmet on this shard: ' : 'unmet on the cases that ran: ',
+      );
+      process.stdout.write(`heldout gate ${head}: ${summary.gate.reason}\n${unmet.map((l) => `${l}\n`).join('')}`);
     } else if (verdict === 'pass' && this.options.table !== false) {
       process.stdout.write(`heldout gate holds (${summary.gate.conditions.length} conditions met)\n`);
     }

@@ -1,8 +1,8 @@
 import { afterAll, describe, test } from 'vitest';
 import { loadCommission } from '../commission/index.js';
-import { familyStrategy } from '../grading/index.js';
 import { type CaseMeta, failureSummary, type PlannedCase, RunSession, type SuitePlan } from '../run/index.js';
 import { selectCases } from './case-filter.js';
+import { suiteShape } from './planned.js';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -33,14 +33,10 @@ export async function defineCommissionSuite(plan: SuitePlan): Promise<void> {
   const session = RunSession.forPlan(plan);
   afterAll(() => session.close());
 
-  const trials = plan.trials ?? commission.config.trials;
+  const { deliveries, trials } = suiteShape(commission, plan);
   // A hang deadline only: a case prepared ahead may wait one case's run for its turn before its own (plugin.ts).
   // `--repeat` runs the case that many times within the one test.
   const timeout = (plan.repeat ?? 1) * (2 * commission.config.budgets.wallSeconds + 300) * 1000;
-  const deliveries = [...plan.deliveries];
-  const baseline = familyStrategy(commission.config.family).baseline?.(commission);
-  // Gap closure compares a0 and the candidate on the same instances in the same run (DESIGN §5).
-  if (baseline) deliveries.unshift({ ...baseline, freeze: null, role: 'starter' });
 
   describe(`${commission.config.id}`, () => {
     for (const delivery of deliveries) {

@@ -86,8 +86,8 @@ describe('junit.xml names and properties', () => {
     expect(ids).toContain('heldout.csv-report.reference@cccc1234.heldout c-01 #1');
   });
 
-  test("each testcase carries heldout's grading as properties", () => {
-    const xml = renderJunit(summary);
+  test("with caseProperties each testcase carries heldout's grading as properties", () => {
+    const xml = renderJunit(summary, { caseProperties: true });
     const hostile = xml.slice(xml.indexOf('name="c-hostile #1"'));
     const props = hostile.slice(0, hostile.indexOf('</properties>'));
     expect(props).toContain('<property name="heldout.status" value="graded"/>');

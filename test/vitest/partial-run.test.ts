@@ -73,6 +73,22 @@ describe('a filtered run', () => {
     expect(junit.match(/<skipped message="not run: filtered"\/>/g)).toHaveLength(8);
   });
 
+  test('its row follows the pass rule (the gate judged nothing), and the console names the unmet condition', async () => {
+    // maxGap on held-out cases alone has no gap to read: unmet on the subset, whatever the Result.
+    const r = await filteredRun(path.join(tmp, 'unmet'), { minResult: 50, maxGap: 10 });
+    const s = r.summary;
+    expectValidSummary(s);
+    expect(s.gate.verdict).toBe('not-evaluated');
+    expect(s.commissions[0]).toMatchObject({ result: { mean: 100 }, verdict: 'pass' });
+    const row = r.stdout.split('\n').find((l: string) => l.startsWith('log-triage '));
+    expect(row, r.stdout).toMatch(/ pass /);
+    expect(row).not.toMatch(/ fail /);
+    expect(r.stdout).toContain(
+      '  - unmet on the cases that ran: log-triage (log-triage-reference): no fidelity gap (needs scored dev and held-out cases of the same digest) for maxGap 10',
+    );
+    expect(r.violations).toEqual([`gate not evaluated: ${s.gate.reason}`]);
+  });
+
   test("with onPartial: 'subset' the gate judges the cases that ran, and says that it did", async () => {
     const r = await filteredRun(path.join(tmp, 'subset'), { minResult: 50, onPartial: 'subset' });
     const s = r.summary;

@@ -37,6 +37,21 @@ describe('progress lines for non-TTY runs', () => {
     p.stop();
   });
 
+  test("every planned execution counts from the start; a file's collected count replaces its estimate", () => {
+    const lines: string[] = [];
+    const p = new Progress({ write: (l) => lines.push(l), now: () => 0, everyMs: 0, heartbeatMs: 0 });
+    p.expect('a/commission.yaml', 33);
+    p.expect('b/commission.yaml', 20);
+    p.planned(33, 'a/commission.yaml');
+    p.finished(false, false);
+    expect(lines.at(-1)).toMatch(/^heldout: 1\/53 cases · /);
+    // A -t filter leaves 5 of b's cases skipped: known only when b is collected.
+    p.planned(15, 'b/commission.yaml');
+    p.finished(false, false);
+    expect(lines.at(-1)).toMatch(/^heldout: 2\/48 cases · /);
+    p.stop();
+  });
+
   test.prop([fc.nat(10_000), fc.nat(10_000), fc.nat(10 ** 8)])(
     'the ETA extrapolates the pace so far',
     (done, left, ms) => {
