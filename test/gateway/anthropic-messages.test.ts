@@ -152,6 +152,28 @@ describe.skipIf(skip)(`@anthropic-ai/sdk through /v1/messages ${skip ? `(${skip}
       expect(lines[1]!.attempts).toBe(2);
     });
 
+    test("a stream cut before message_stop ends with the gateway's Anthropic error event; a 400 stays the caller's", async () => {
+      const bad = {
+        status: 400,
+        body: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: required' } },
+      };
+      const client = await setup('anthropic', [{ content: 'one two three four', truncate: true }, bad]);
+      const params = { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] };
+      let text = '';
+      const s = client.messages.stream(params).on('text', (t: string) => {
+        text += t;
+      });
+      await expect(s.finalMessage()).rejects.toThrow(/the reply is incomplete/);
+      expect(text).toBe('one two ');
+      const err = await client.messages.create(params).catch((e: any) => e);
+      expect(err.status).toBe(400);
+      expect(err.error.error.message).toBe('max_tokens: required');
+      expect((await ledger()).map((l) => [l.classification, l.error, l.truncated])).toEqual([
+        ['provider_failure', 'stream_truncated', true],
+        ['candidate_request_error', 'upstream_400', false],
+      ]);
+    });
+
     test('a call budget stops a looping client with a 429 it does not retry', async () => {
       const client = await setup('anthropic', [{ content: 'again' }], 2);
       const params = { model: 'm', max_tokens: 50, messages: [{ role: 'user', content: 'loop' }] };
