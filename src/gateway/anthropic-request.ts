@@ -35,8 +35,10 @@ function imagePart(block: Json, field: string): Json {
 /** One Anthropic message as the chat messages it becomes (a user turn's tool results become `tool` messages first). */
 function chatMessages(m: unknown, i: number): Json[] {
   const field = `messages[${i}]`;
+  // Claude Code sends instructions mid-conversation as a `system` turn: chat has the same role.
+  if (isObj(m) && m.role === 'system') return [{ role: 'system', content: textOf(m.content, `${field}.content`) }];
   if (!isObj(m) || (m.role !== 'user' && m.role !== 'assistant')) {
-    throw new TranslationError(`${field}.role must be user or assistant`);
+    throw new TranslationError(`${field}.role must be user, assistant or system`);
   }
   if (typeof m.content === 'string') return [{ role: m.role, content: m.content }];
   if (!Array.isArray(m.content)) throw new TranslationError(`${field}.content must be a string or an array of blocks`);
