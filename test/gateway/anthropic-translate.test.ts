@@ -155,6 +155,19 @@ describe('Anthropic request → chat request', () => {
     });
   });
 
+  test('a system turn inside messages (Claude Code sends one) is a chat system message where it stands', () => {
+    const chat = toChatRequest({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'system', content: [{ type: 'text', text: 'Mind the date.' }] },
+      ],
+    });
+    expect(chat.messages).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'Mind the date.' },
+    ]);
+  });
+
   test('a field chat cannot carry is refused naming it', () => {
     expect(() => toChatRequest({ messages: [{ role: 'user', content: [{ type: 'document' }] }] })).toThrow(
       new TranslationError('messages[0].content[0].type "document" has no OpenAI chat equivalent'),
