@@ -90,7 +90,7 @@ export class MessagesStream {
     private readonly id: string,
   ) {}
 
-  /** Runs on each upstream chunk (parsed JSON, `[DONE]`, or null for an event without data): the events it completes. */
+  /** Runs on each upstream chunk (parsed JSON, `[DONE]`, or null for an event without data): its events. */
   push(chunk: unknown): string {
     if (this.failed || this.stopped) return '';
     if (chunk === '[DONE]') return this.finish();
@@ -125,7 +125,7 @@ export class MessagesStream {
     return s;
   }
 
-  /** Runs once the stream ended whole: the open block's stop, `message_delta` and `message_stop` (once; none after an error). */
+  /** Runs once the stream ended whole: the open block's stop, `message_delta`, `message_stop` (once; not after an error). */
   finish(): string {
     if (this.failed || this.stopped) return '';
     this.stopped = true;
