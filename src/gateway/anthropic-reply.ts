@@ -125,7 +125,7 @@ export class MessagesStream {
     return s;
   }
 
-  /** Runs once the stream ended whole: the open block's stop, `message_delta`, `message_stop` (once; not after an error). */
+  /** Runs once the stream ended whole: the open block's stop, `message_delta`, `message_stop` (not after an error). */
   finish(): string {
     if (this.failed || this.stopped) return '';
     this.stopped = true;
