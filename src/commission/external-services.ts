@@ -10,8 +10,8 @@ import { z } from 'zod';
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
 // heldout's own settings (the judge's and the gateway's keys, the delivery's model endpoint) never go to a sandbox.
-const ownName = envName.refine((v) => !/^(?:HELDOUT_|OPENAI_)/.test(v), {
-  message: "heldout's own variables (HELDOUT_*, OPENAI_*) cannot be passed to or set in the sandbox",
+const ownName = envName.refine((v) => !/^(?:HELDOUT_|OPENAI_|ANTHROPIC_)/.test(v), {
+  message: "heldout's own variables (HELDOUT_*, OPENAI_*, ANTHROPIC_*) cannot be passed to or set in the sandbox",
 });
 
 export const externalServiceSchema = z

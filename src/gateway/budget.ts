@@ -48,7 +48,7 @@ export const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
  */
 export function reservationFor(endpoint: Endpoint, body: any, requestBytes: number, defaultOutput: number): number {
   const prompt = Math.ceil(requestBytes / 4);
-  if (endpoint === 'embeddings') return prompt;
+  if (endpoint === 'embeddings' || endpoint === 'messages.count_tokens') return prompt;
   const caps = [body?.max_completion_tokens, body?.max_output_tokens, body?.max_tokens];
   const cap = caps.find((v): v is number => Number.isSafeInteger(v) && v > 0);
   return prompt + (cap ?? defaultOutput);

@@ -1,5 +1,7 @@
 /** A whole (non-stream) upstream answer: judged, ledgered, then passed on with the keys redacted. */
 import type http from 'node:http';
+import { toAnthropicMessage } from './anthropic-reply.js';
+import { anthropicErrorFromChat } from './anthropic-request.js';
 import { type Call, sinceMs } from './call-recorder.js';
 import { answered } from './classify.js';
 import type { CallContext } from './context.js';
@@ -17,8 +19,9 @@ export async function passBuffered(
   res: http.ServerResponse,
   out: BufferedAnswer,
   requestBytes: number,
-  endpoint: Endpoint,
+  translated: boolean,
 ): Promise<void> {
+  const endpoint = call.endpoint as Endpoint;
   const text = out.body.toString('utf8');
   let parsed: unknown;
   let isJson = true;
@@ -43,6 +46,15 @@ export async function passBuffered(
   }
   let usage: LedgerUsage | null = null;
   if (ok) usage = usageOfBody(parsed) ?? estimateUsage(requestBytes, endpoint === 'embeddings' ? '' : text);
+  // A token count generates nothing: its `input_tokens` is the answer, not tokens spent.
+  if (ok && endpoint === 'messages.count_tokens') usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  // The trace keeps what the upstream said (as it keeps what was sent it); the caller gets it in its own protocol.
+  let sent = text;
+  if (translated) {
+    sent = ok
+      ? JSON.stringify(toAnthropicMessage(parsed as any, call.model ?? ''))
+      : anthropicErrorFromChat(out.status, parsed);
+  }
   call.firstByteMs = sinceMs(call.t0);
   await ctx.recorder.record(call, {
     status: out.status,
@@ -54,9 +66,10 @@ export async function passBuffered(
     responseText: isJson ? text : undefined,
   });
   if (res.destroyed) return;
-  const payload = ctx.redactor.active && ctx.redactor.finds(text) ? Buffer.from(ctx.redactor.scrub(text)) : out.body;
+  const scrub = ctx.redactor.active && ctx.redactor.finds(sent);
+  const payload = scrub ? Buffer.from(ctx.redactor.scrub(sent)) : translated ? Buffer.from(sent) : out.body;
   const headers: Record<string, string | number> = {
-    'content-type': String(out.headers['content-type'] ?? 'application/json'),
+    'content-type': translated ? 'application/json' : String(out.headers['content-type'] ?? 'application/json'),
     'content-length': payload.length,
     'x-heldout-call-id': call.callId,
   };

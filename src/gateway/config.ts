@@ -1,6 +1,6 @@
 import { DEFAULT_TRACE_CASE_BYTES, DEFAULT_TRACE_LINE_BYTES, MIN_TRACE_LINE_BYTES } from './bounds.js';
 import { DEFAULT_RESERVE_OUTPUT_TOKENS } from './budget.js';
-import { type GatewayOptions, ROLES, type Role, type RoleConfig } from './types.js';
+import { type GatewayOptions, ROLES, type Role, type RoleConfig, type UpstreamProtocol } from './types.js';
 
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -17,7 +17,8 @@ function pick(env: Record<string, string | undefined>, ...names: string[]): stri
  * `OPENAI_BASE_URL|OPENAI_API_KEY|OPENAI_MODEL`. A key with no base URL means OpenAI's own
  * (`https://api.openai.com/v1`); neither means the role has no upstream (calls get 503 `no_model_configured`).
  * Embeddings have their own model: `HELDOUT_<ROLE>_EMBEDDING_MODEL`, else `HELDOUT_EMBEDDING_MODEL`, else
- * `OPENAI_EMBEDDING_MODEL` (never the chat model: a provider refuses a chat model on `/embeddings`).
+ * `OPENAI_EMBEDDING_MODEL` (never the chat model: a provider refuses a chat model on `/embeddings`). The upstream's
+ * protocol: `HELDOUT_<ROLE>_PROTOCOL`, else `HELDOUT_PROTOCOL` (`openai` or `anthropic`; see `protocolOf`).
  */
 export function roleConfigFromEnv(env: Record<string, string | undefined> = process.env): Record<Role, RoleConfig> {
   const out = {} as Record<Role, RoleConfig>;
@@ -33,7 +34,9 @@ export function roleConfigFromEnv(env: Record<string, string | undefined> = proc
       'HELDOUT_EMBEDDING_MODEL',
       'OPENAI_EMBEDDING_MODEL',
     );
+    const protocol = pick(env, `HELDOUT_${R}_PROTOCOL`, 'HELDOUT_PROTOCOL');
     const cfg: RoleConfig = {};
+    if (protocol) cfg.protocol = parseProtocol(protocol, `HELDOUT_${R}_PROTOCOL`);
     if (baseURL) cfg.baseURL = baseURL.replace(/\/+$/, '');
     if (apiKey) cfg.apiKey = apiKey;
     if (model) cfg.model = model;
@@ -57,9 +60,21 @@ export function resolveRoles(
     if (o.apiKey !== undefined) merged.apiKey = o.apiKey;
     if (o.model !== undefined) merged.model = o.model;
     if (o.embeddingModel !== undefined) merged.embeddingModel = o.embeddingModel;
+    if (o.protocol !== undefined) merged.protocol = parseProtocol(o.protocol, `roles.${role}.protocol`);
     base[role] = merged;
   }
   return base;
+}
+
+function parseProtocol(value: string, field: string): UpstreamProtocol {
+  if (value === 'openai' || value === 'anthropic') return value;
+  throw new Error(`heldout gateway: ${field} is ${JSON.stringify(value)}; expected openai or anthropic`);
+}
+
+/** What a role's upstream speaks: as configured, else Anthropic's for api.anthropic.com, else OpenAI's. */
+export function protocolOf(cfg: RoleConfig): UpstreamProtocol {
+  if (cfg.protocol) return cfg.protocol;
+  return cfg.baseURL && /^https?:\/\/api\.anthropic\.com(\/|$)/.test(cfg.baseURL) ? 'anthropic' : 'openai';
 }
 
 /** The model a call of this role and endpoint is sent with; undefined when none is configured. */

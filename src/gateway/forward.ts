@@ -6,19 +6,21 @@
  * once, except one whose caller hangs up while still sending its body (there is no call to speak of).
  */
 import type http from 'node:http';
+import { MessagesStream } from './anthropic-reply.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './bounds.js';
 import { type CaseBudget, reservationFor } from './budget.js';
 import { passBuffered } from './buffered.js';
 import { type Call, release } from './call-recorder.js';
 import { cutShort } from './classify.js';
-import { modelFor, noModelMessage } from './config.js';
+import { modelFor, noModelMessage, protocolOf } from './config.js';
 import type { CallContext } from './context.js';
-import { errorBody, sendError, sendJson } from './replies.js';
+import { errorBodyFor, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
 import { Silence } from './silence.js';
 import { passStream } from './streamed.js';
 import type { CallClass, Endpoint } from './types.js';
 import { Abort, callUpstream } from './upstream.js';
+import { planUpstream } from './upstream-plan.js';
 
 /** Ledgers a call the gateway answers itself with an error (it never went upstream), then answers. */
 async function refuse(
@@ -31,7 +33,7 @@ async function refuse(
   classification: CallClass,
   type = 'invalid_request_error',
 ): Promise<void> {
-  const responseText = errorBody(code, message, type);
+  const responseText = errorBodyFor(call, status, code, message, type);
   await ctx.recorder.record(call, { status, verdict: { classification, error: code }, responseText });
   sendError(res, call, status, code, message, type);
 }
@@ -98,7 +100,7 @@ export async function handleRequest(
       call,
       404,
       'unsupported_endpoint',
-      `heldout gateway: ${req.method} ${path} is not served (POST /v1/chat/completions, /v1/responses, /v1/embeddings; GET /v1/models)`,
+      `heldout gateway: ${req.method} ${path} is not served (POST /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages, /v1/messages/count_tokens; GET /v1/models)`,
       'candidate_request_error',
     );
   }
@@ -127,6 +129,10 @@ export async function handleRequest(
     call.request = body;
     const message = 'heldout gateway: the request body must be a JSON object';
     return refuse(ctx, res, call, 400, 'invalid_request', message, 'candidate_request_error');
+  }
+  // A chat upstream has no token counter: the gateway estimates, as it does for usage a provider leaves out.
+  if (endpoint === 'messages.count_tokens' && protocolOf(cfg) === 'openai') {
+    return sendJson(res, { input_tokens: Math.ceil(raw.length / 4) });
   }
   call.requestedModel = typeof body.model === 'string' ? body.model : null;
   call.stream = body.stream === true;
@@ -199,28 +205,19 @@ async function sendUpstream(
   const cfg = ctx.roles[call.role];
   body.model = model;
   call.model = model;
-  let dropUsageChunk = false;
-  if (endpoint === 'chat.completions' && call.stream && body.stream_options?.include_usage !== true) {
-    body.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-    dropUsageChunk = true;
+  const plan = planUpstream(endpoint, protocolOf(cfg), body, pathAndQuery, req.headers, cfg.apiKey, call.stream);
+  if ('refused' in plan) {
+    return refuse(ctx, res, call, 400, 'untranslatable_request', plan.refused, 'candidate_request_error');
   }
-  call.requestText = JSON.stringify(body);
+  call.requestText = JSON.stringify(plan.body);
+  if (plan.translated) call.request = plan.body;
   const payload = Buffer.from(call.requestText);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: call.stream ? 'text/event-stream' : 'application/json',
-  };
-  if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
-  for (const h of ['openai-beta', 'idempotency-key']) {
-    const v = req.headers[h];
-    if (typeof v === 'string') headers[h] = v;
-  }
-
+  const headers = plan.headers;
   const { retries, baseDelayMs, maxDelayMs, timeoutMs } = ctx.settings;
   const silence = new Silence(timeoutMs, call.budget?.wallSeconds);
   const out = await callUpstream({
     target: ctx.upstreams.target(baseURL),
-    path: pathAndQuery,
+    path: plan.path,
     method: 'POST',
     headers,
     body: payload,
@@ -253,6 +250,7 @@ async function sendUpstream(
     sendError(res, call, status, out.error, message, 'server_error');
     return;
   }
-  if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, endpoint);
-  return await passStream(ctx, call, res, out, ac, requestBytes, endpoint, dropUsageChunk, silence);
+  if (out.kind === 'buffered') return await passBuffered(ctx, call, res, out, requestBytes, plan.translated);
+  const translator = plan.translated ? new MessagesStream(model, `msg_${call.callId}`) : null;
+  return await passStream(ctx, call, res, out, ac, requestBytes, plan.watch, plan.dropUsageChunk, silence, translator);
 }

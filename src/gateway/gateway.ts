@@ -10,6 +10,7 @@
  * This object owns the gateway's state (registrations, recorder, upstream pool, listeners); what one request does is
  * `forward.ts`.
  */
+
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CaseRegistry } from './budget.js';
 import { CallRecorder } from './call-recorder.js';
+import { clientEnv } from './client-env.js';
 import { resolveRoles, resolveSettings } from './config.js';
 import type { CallContext } from './context.js';
 import { handleRequest } from './forward.js';
@@ -108,9 +110,7 @@ class ModelGateway implements Gateway {
 
   registerCase(r: CaseRegistration): RegisteredCase {
     const { caseId, trial, role, token } = this.ctx.cases.register(r);
-    const env: Record<string, string> = { OPENAI_API_KEY: token };
-    if (this.tcpUrl) env.OPENAI_BASE_URL = `${this.tcpUrl}/v1`;
-    if (this.roles[role].model) env.OPENAI_MODEL = this.roles[role].model!;
+    const env = clientEnv(token, this.tcpUrl, this.roles[role].model);
     return { caseId, trial, role, token, env };
   }
 

@@ -1,10 +1,17 @@
 /** The gateway's own answers: OpenAI-shaped error bodies, and JSON it answers itself. */
 import type http from 'node:http';
+import { anthropicErrorBody, anthropicErrorType } from './anthropic-request.js';
 import type { Call } from './call-recorder.js';
 
 /** An OpenAI-shaped error body (`{"error":{message,type,param,code}}`), which the SDKs surface as an `APIError`. */
 export function errorBody(code: string, message: string, type: string): string {
   return JSON.stringify({ error: { message, type, param: null, code } });
+}
+
+/** The error body a call's caller expects: Anthropic's shape on `/v1/messages`, OpenAI's elsewhere. */
+export function errorBodyFor(call: Call | null, status: number, code: string, message: string, type: string): string {
+  const anthropic = call?.endpoint === 'messages' || call?.endpoint === 'messages.count_tokens';
+  return anthropic ? anthropicErrorBody(anthropicErrorType(status), message, code) : errorBody(code, message, type);
 }
 
 /**
@@ -50,7 +57,7 @@ export function sendError(
   type = 'invalid_request_error',
 ): void {
   if (res.headersSent || res.destroyed) return;
-  const body = errorBody(code, message, type);
+  const body = errorBodyFor(call, status, code, message, type);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

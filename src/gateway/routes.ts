@@ -11,6 +11,8 @@ export const ENDPOINTS: Record<string, Endpoint> = {
   '/chat/completions': 'chat.completions',
   '/responses': 'responses',
   '/embeddings': 'embeddings',
+  '/messages': 'messages',
+  '/messages/count_tokens': 'messages.count_tokens',
 };
 
 const TOKEN_RE = /^heldout-[A-Za-z0-9_-]{8,}$/;

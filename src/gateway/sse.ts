@@ -71,18 +71,27 @@ function parseEvent(raw: string): SseEvent {
 
 function usageFrom(u: any): LedgerUsage | null {
   if (!u || typeof u !== 'object') return null;
-  const prompt = num(u.prompt_tokens ?? u.input_tokens);
+  // Anthropic's input_tokens leaves out the cached prompt (its own two fields); OpenAI's prompt count includes it.
+  const cacheRead = num(u.cache_read_input_tokens);
+  const cacheWrite = num(u.cache_creation_input_tokens);
+  const cachedWithin = num(u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens);
+  const input = num(u.prompt_tokens ?? u.input_tokens);
+  const prompt = input === null ? null : input + (cacheRead ?? 0) + (cacheWrite ?? 0);
   const completion = num(u.completion_tokens ?? u.output_tokens);
   const total = num(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0);
   if (prompt === null && completion === null && num(u.total_tokens) === null) return null;
-  return { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
+  const out: LedgerUsage = { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
+  const read = cacheRead ?? cachedWithin;
+  if (read !== null) out.cacheReadTokens = read;
+  if (cacheWrite !== null) out.cacheWriteTokens = cacheWrite;
+  return out;
 }
 
 function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-/** Usage of a complete (non-stream) response body of any of the three endpoints. */
+/** Usage of a complete (non-stream) response body of any endpoint (Anthropic's cache fields included). */
 export function usageOfBody(body: any): LedgerUsage | null {
   return usageFrom(body?.usage);
 }
@@ -115,6 +124,7 @@ export class StreamWatcher {
   private toolCalls: { id?: string; name: string; arguments: string }[] = [];
   private finishReason: string | null = null;
   private finalResponse: unknown = null;
+  private anthropicUsage: Record<string, unknown> = {};
 
   constructor(
     private endpoint: Endpoint,
@@ -146,6 +156,7 @@ export class StreamWatcher {
       this.fault ??= streamFaultOf(obj, ev.event);
       if (this.endpoint !== 'responses') return true;
     }
+    if (this.endpoint === 'messages') return this.seeMessages(obj, ev.event);
     if (this.endpoint === 'responses') {
       if (typeof obj?.sequence_number === 'number') this.lastSequence = obj.sequence_number;
       const type = obj?.type ?? ev.event;
@@ -189,6 +200,34 @@ export class StreamWatcher {
       }
     }
     if (this.dropUsageChunk && u && choices.length === 0) return false;
+    return true;
+  }
+
+  /** Anthropic's stream: usage from `message_start` updated by `message_delta`, the end at `message_stop`. */
+  private seeMessages(obj: any, sseEvent: string | null): boolean {
+    const type = obj?.type ?? sseEvent;
+    if (type === 'message_start') {
+      this.anthropicUsage = { ...(obj.message?.usage ?? {}) };
+      this.usage = usageFrom(this.anthropicUsage);
+    } else if (type === 'message_delta') {
+      for (const [k, v] of Object.entries(obj.usage ?? {})) if (v !== null) this.anthropicUsage[k] = v;
+      this.usage = usageFrom(this.anthropicUsage);
+      if (obj.delta?.stop_reason) this.finishReason = obj.delta.stop_reason;
+    } else if (type === 'message_stop') this.complete = true;
+    else if (type === 'error') {
+      this.complete = true;
+      this.fault ??= streamFaultOf(obj, sseEvent);
+    } else if (type === 'content_block_start' && obj.content_block?.type === 'tool_use') {
+      this.toolCalls[obj.index] = {
+        id: obj.content_block.id,
+        name: String(obj.content_block.name ?? ''),
+        arguments: '',
+      };
+    } else if (type === 'content_block_delta') {
+      if (typeof obj.delta?.text === 'string') this.content += obj.delta.text;
+      const slot = this.toolCalls[obj.index];
+      if (slot && typeof obj.delta?.partial_json === 'string') slot.arguments += obj.delta.partial_json;
+    }
     return true;
   }
 

@@ -6,6 +6,7 @@
  */
 import type http from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
+import { anthropicStreamError, type MessagesStream } from './anthropic-reply.js';
 import { type Call, sinceMs } from './call-recorder.js';
 import { answered, cutShort, type Verdict } from './classify.js';
 import type { CallContext } from './context.js';
@@ -45,13 +46,16 @@ export async function passStream(
   endpoint: Endpoint,
   dropUsageChunk: boolean,
   silence: Silence,
+  translator: MessagesStream | null = null,
 ): Promise<void> {
+  // `endpoint` is the upstream's (what the watcher reads); the caller's own decides how the gateway's errors look.
+  const anthropic = call.endpoint === 'messages';
   const { redactor } = ctx;
   const { keepTrace } = ctx.settings;
   const timeoutMs = silence.idleMs;
   const up = out.stream;
   const headers: Record<string, string> = {
-    'content-type': String(out.headers['content-type'] ?? 'text/event-stream'),
+    'content-type': translator ? 'text/event-stream' : String(out.headers['content-type'] ?? 'text/event-stream'),
     'cache-control': 'no-cache',
     'x-heldout-call-id': call.callId,
   };
@@ -74,7 +78,8 @@ export async function passStream(
       if (watcher.malformed) {
         broken = true;
         finish('malformed');
-      } else if (pass) s += ev.raw + '\n\n';
+      } else if (translator) s += translator.push(ev.data === null ? null : parsedData(ev.data));
+      else if (pass) s += ev.raw + '\n\n';
     }
     if (s === '' || res.destroyed) return;
     if (redactor.active) s = redactor.scrub(s);
@@ -174,20 +179,31 @@ export async function passStream(
       const message = redactor.scrub(f.message ?? 'the upstream sent an error event');
       const failed = { snapshot: watcher.snapshot, callId: call.callId, responseCode: f.code ?? undefined };
       res.end(streamErrorEvent(true, f.code ?? STREAM_ERROR, message, watcher.lastSequence, failed));
-    } else res.end();
+    } else if (translator) res.end(redactor.scrub(translator.finish()));
+    else res.end();
     return;
   }
   if (res.destroyed) return;
   const what = why === 'timeout' ? `the upstream stream went silent for ${timeoutMs} ms` : WHY[why];
   const code = why === 'malformed' ? STREAM_MALFORMED.error! : TRUNCATED[why];
-  const ev = streamErrorEvent(
-    endpoint === 'responses',
-    code,
-    `heldout gateway: ${what}; the reply is incomplete`,
-    watcher.lastSequence,
-    { snapshot: watcher.snapshot, callId: call.callId },
-  );
+  const message = `heldout gateway: ${what}; the reply is incomplete`;
+  const ev = anthropic
+    ? anthropicStreamError('api_error', message, code)
+    : streamErrorEvent(endpoint === 'responses', code, message, watcher.lastSequence, {
+        snapshot: watcher.snapshot,
+        callId: call.callId,
+      });
   res.write(ev, () => res.destroy());
+}
+
+/** A chunk's data as the translator takes it (`[DONE]` as such; a chunk that is not JSON never reaches it). */
+function parsedData(data: string): unknown {
+  if (data.trim() === '[DONE]') return '[DONE]';
+  try {
+    return JSON.parse(data);
+  } catch {
+    return null;
+  }
 }
 
 /** The provider's error as the ledger keeps it, with the keys redacted (a provider may echo one back). */

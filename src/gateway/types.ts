@@ -20,7 +20,11 @@ export const ROLES: readonly Role[] = ['runtime', 'judge', 'user', 'generator'];
  */
 export type CallClass = 'success' | 'candidate_request_error' | 'provider_failure' | 'transport_failure';
 
-export type Endpoint = 'chat.completions' | 'responses' | 'embeddings';
+/** `messages` and `messages.count_tokens` are Anthropic's Messages API (`/v1/messages`, `/v1/messages/count_tokens`). */
+export type Endpoint = 'chat.completions' | 'responses' | 'embeddings' | 'messages' | 'messages.count_tokens';
+
+/** The protocol a role's upstream speaks: OpenAI's (every endpoint; `/messages` is translated to chat) or Anthropic's. */
+export type UpstreamProtocol = 'openai' | 'anthropic';
 
 /** The fixed upstream of one role. */
 export interface RoleConfig {
@@ -32,6 +36,11 @@ export interface RoleConfig {
   model?: string;
   /** Every embeddings request of this role is sent with this model (none: embeddings get 503). */
   embeddingModel?: string;
+  /**
+   * What the upstream speaks; default `openai` (`anthropic` when the base URL is api.anthropic.com). An Anthropic
+   * upstream serves only `/messages` (and count_tokens); an OpenAI one serves `/messages` translated to chat.
+   */
+  protocol?: UpstreamProtocol;
 }
 
 export interface Budgets {
@@ -114,6 +123,10 @@ export interface LedgerUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of `promptTokens`, those read from the provider's prompt cache (Anthropic `cache_read_input_tokens`). */
+  cacheReadTokens?: number;
+  /** Of `promptTokens`, those written to the prompt cache (Anthropic `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
   /** True when the upstream reported no usage and the gateway estimated it (characters / 4). */
   estimated?: boolean;
 }

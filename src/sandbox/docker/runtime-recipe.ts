@@ -24,7 +24,7 @@ import { findPython, type PythonInfo } from './host-python.js';
 import { elfInterpreter, lddAll } from './shared-libraries.js';
 
 /** Bump when the recipe's logic changes (the content hash covers sources, this covers code). */
-const RECIPE_VERSION = '2';
+const RECIPE_VERSION = '3';
 
 const REQUIRED_TOOLS = ['sh', 'cat', 'ls', 'env', 'mkdir', 'cp', 'rm', 'sleep', 'head'];
 const OPTIONAL_TOOLS = [
@@ -110,6 +110,13 @@ const OPTIONAL_TOOLS = [
   'unzip',
   'zip',
 ];
+/**
+ * glibc's libraries that native client binaries link though nothing copied here does (Claude Code's binary needs
+ * librt), each taken from libc's own directory when the host has it.
+ */
+const COMMON_LIBS = ['librt.so.1', 'libpthread.so.0', 'libdl.so.2', 'libm.so.6', 'libutil.so.1', 'libresolv.so.2'];
+/** The locale `LANG=C.UTF-8` names (glibc before 2.35 has no built-in C.UTF-8). */
+const LOCALE_DIRS = ['/usr/lib/locale/C.utf8', '/usr/lib/locale/C.UTF-8'];
 const TOOL_DIRS = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
 
 /** Standard-library parts left out (DESIGN §16: minus test/; also GUI and installer parts). */
@@ -336,11 +343,19 @@ export async function runtimeRecipe(): Promise<RuntimeRecipe> {
   // shared libraries
   const { libs, missing } = await lddAll([...new Set(binaries)], await elfInterpreter(node).catch(() => null));
   const libDirs = new Set<string>();
+  const libc = [...libs].find((l) => basename(l) === 'libc.so.6');
+  for (const name of libc ? COMMON_LIBS : []) {
+    const p = join(posix.dirname(libc!), name);
+    if (existsSync(p)) libs.add(p);
+  }
   for (const lib of [...libs].sort()) {
     const target = imagePath(lib);
     await set.file(target, lib, 0o755);
     libDirs.add(posix.dirname(`/${target}`));
   }
+
+  const locale = LOCALE_DIRS.find((d) => existsSync(d));
+  if (locale) await addTree(set, locale, imagePath(locale), () => true);
 
   // users
   set.content(

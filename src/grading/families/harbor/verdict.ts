@@ -219,7 +219,10 @@ export function trialRewards(steps: Rewards[], strategy: 'mean' | 'final'): Rewa
   return Object.fromEntries(keys.map((k) => [k, steps.reduce((sum, s) => sum + (s[k] ?? 0), 0) / steps.length]));
 }
 
-/** Resolves `${VAR}` / `${VAR:-default}` templates from `host`; never passes heldout's own HELDOUT_* / OPENAI_*. */
+/**
+ * Resolves `${VAR}` / `${VAR:-default}` templates from `host`; never passes heldout's own HELDOUT_* / OPENAI_* /
+ * ANTHROPIC_* (an evaluator's real Anthropic key is as secret as its OpenAI one).
+ */
 export function resolveTemplates(
   env: Record<string, string>,
   host: Record<string, string | undefined>,
@@ -229,7 +232,7 @@ export function resolveTemplates(
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     out[k] = v.replace(/\$\{([A-Za-z_]\w*)(?::-([^}]*))?\}/g, (_, name: string, def: string | undefined) => {
-      const own = /^(HELDOUT_|OPENAI_)/.test(name);
+      const own = /^(HELDOUT_|OPENAI_|ANTHROPIC_)/.test(name);
       if (own) withheld.add(name);
       const value = own ? undefined : host[name];
       if (value !== undefined && value !== '') return value;
