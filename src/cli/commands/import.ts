@@ -1,6 +1,6 @@
 import { loadCommission } from '../../commission/index.js';
-import { importTau2 } from '../../domains/index.js';
 import { ImportError, type ImportResult, importAgentSwe, importHarbor } from '../../importers/index.js';
+import { importTau2 } from '../../tau2/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { requireDirectory } from '../errors.js';
 import { declareOptions, stringOption } from '../options.js';
