@@ -3,7 +3,7 @@
  * agent, then the verifier, on the same container state), each phase an `exec` in it. Backend-neutral shapes; the
  * docker backend implements them (`docker/trial.ts`). A backend without containers has no `openTrial`.
  */
-import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './protocol.js';
+import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './services.js';
 
 /** What a trial container is made from; everything but the image and limits defaults to the image's own. */
 export interface TrialSpec {

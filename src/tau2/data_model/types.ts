@@ -198,3 +198,12 @@ export interface RewardResult {
     replayMismatches?: string[];
   };
 }
+
+/** One of a task's `env_assertions` (τ²'s `EnvAssertion`). */
+export interface EnvAssertion {
+  env_type: Requestor;
+  func_name: string;
+  arguments: Record<string, unknown>;
+  assert_value?: boolean;
+  message?: string | null;
+}

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CallResult, Db, Environment, EnvironmentOptions, Requestor, Tau2Domain } from '../data_model/types.js';
+import type {
+  CallResult,
+  Db,
+  EnvAssertion,
+  Environment,
+  EnvironmentOptions,
+  Requestor,
+  Tau2Domain,
+} from '../data_model/types.js';
 import { domainTools } from '../domains/registry.js';
 import { bindKwargs } from '../py/call.js';
 import { noAttribute, PyException, pyTypeError, pyValueError } from '../py/errors.js';
@@ -256,15 +264,6 @@ export function createEnvironment(domain: Tau2Domain, options: EnvironmentOption
     throw new Error('initial_state.message_history is not supported: no τ² task here has one');
   env.finishSetup();
   return env;
-}
-
-/** One of a task's `env_assertions` (τ²'s `EnvAssertion`). */
-export interface EnvAssertion {
-  env_type: Requestor;
-  func_name: string;
-  arguments: Record<string, unknown>;
-  assert_value?: boolean;
-  message?: string | null;
 }
 
 /**

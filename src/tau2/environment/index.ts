@@ -1,7 +1,6 @@
 /** τ²'s environment: a live database with a kit's tools, hashed as τ² does, and the toolkit semantics it runs. */
 export {
   createEnvironment,
-  type EnvAssertion,
   initialDb,
   initialModelOf,
   runEnvAssertion,

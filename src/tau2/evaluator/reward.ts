@@ -1,4 +1,5 @@
 import type {
+  EnvAssertion,
   EpisodeMessage,
   GoldAction,
   Requestor,
@@ -7,7 +8,7 @@ import type {
   Tau2Domain,
   Tau2Task,
 } from '../data_model/types.js';
-import { createEnvironment, type EnvAssertion, runEnvAssertion } from '../environment/environment.js';
+import { createEnvironment, runEnvAssertion } from '../environment/environment.js';
 import type { Semantics } from '../environment/toolkit.js';
 import { PyException } from '../py/errors.js';
 import { eq } from '../py/ops.js';

@@ -1,5 +1,4 @@
-import type { Environment, InitialState, RewardComponent, Tau2Domain } from '../../data_model/types.js';
-import type { EnvAssertion } from '../../environment/environment.js';
+import type { EnvAssertion, Environment, InitialState, RewardComponent, Tau2Domain } from '../../data_model/types.js';
 import { PyException } from '../../py/errors.js';
 import { type Synthesis, type TaskCriteria, Unfit } from '../kit.js';
 import type { Line, TelecomDb } from './db.js';
