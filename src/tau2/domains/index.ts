@@ -17,7 +17,7 @@ export {
   type WalkContext,
   type WalkRules,
 } from './kit.js';
-export { type DomainName, domainKit, domainKits, executableDomains, findKit } from './registry.js';
+export { type DomainName, domainKit, domainKits, domainTools, executableDomains, findKit } from './registry.js';
 export type { RetailDb } from './retail/db.js';
 export type { DomainRules, EntityEffect, ToolRule } from './rule-types.js';
 export type { TelecomDb, TelecomUserDb } from './telecom/db.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCommission } from '../../../src/commission/index.js';
-import { importTau2 } from '../../../src/tau2/index.js';
+import { importTau2 } from '../../../src/importers/index.js';
 import { tau2Dir } from '../../tau2/data.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'import-tau2-'));

@@ -1,11 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { defineImporter, type ImportContext, ImportError, type ImportResult, toYaml } from '../importers/index.js';
-import { loadDomain } from './data_model/load-domain.js';
-import { readTasksFile, tau2JsonText } from './data_model/tasks-json.js';
-import type { GoldRefusal, Tau2Task, UserInstructions } from './data_model/types.js';
-import { domainTools, executableDomains } from './domains/registry.js';
-import { auditGold } from './evaluator/gold-replay.js';
+import {
+  auditGold,
+  domainTools,
+  executableDomains,
+  type GoldRefusal,
+  loadDomain,
+  readTasksFile,
+  type Tau2Task,
+  tau2JsonText,
+  type UserInstructions,
+} from '../tau2/index.js';
+import { defineImporter, type ImportContext } from './define-importer.js';
+import { toYaml } from './package-writer.js';
+import { ImportError, type ImportResult } from './types.js';
 
 export interface ImportTau2Options {
   /** Only these task ids (default: every task). */
