@@ -14,7 +14,8 @@ const args = process.argv.slice(2);
 if (args[0] === '--child') {
   const [, dist, name] = args;
   const load = (p) => import(pathToFileURL(path.join(path.resolve(dist), p)).href);
-  const { loadDomain } = await load('domains/index.js');
+  // A build from before τ² had its own home keeps it in domains/.
+  const { loadDomain } = await load('tau2/index.js').catch(() => load('domains/index.js'));
   const { executableValidator, synthesizeTask, scriptedVerifier } = await load('taste/stage3/generate.js');
   const { ruleValidator } = await load('taste/validators/rule-validator.js');
   const { trainSampler, seqKey } = await load('taste/sampler.js');

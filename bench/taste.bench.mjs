@@ -13,7 +13,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findKit } from '../dist/domains/index.js';
 import {
   clusterStage,
   drawPool,
@@ -31,6 +30,7 @@ import {
   wedMatrix,
   wedMatrixSync,
 } from '../dist/taste/index.js';
+import { findKit } from '../dist/tau2/index.js';
 import { emit, metric, round, size, timed } from './lib.mjs';
 import { compileWedBaseline, runWedBaseline, sameMatrix, wedInput } from './wed-c.mjs';
 

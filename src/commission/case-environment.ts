@@ -8,8 +8,8 @@
 import path from 'node:path';
 import { zodProblems } from './documents.js';
 import { type BuildConfig, caseConfigSchema, type Service } from './environment-schema.js';
-import type { Problem } from './load.js';
 import { entryAt, notFile, realDir, treeRefusals } from './package-files.js';
+import type { Problem } from './problems.js';
 
 /** The services a parsed `case.yaml` declares for one case (`file` names it in problems). */
 export function caseServicesOf(raw: unknown, file: string, problems: Problem[]): Service[] {

@@ -5,53 +5,14 @@ import { parseYaml } from './documents.js';
 import type { Service } from './environment-schema.js';
 import { importTypeScript } from './import-ts.js';
 import { type Entry, entryAt, listDir, notFile, readEntry, realDir } from './package-files.js';
-import { readCases } from './read-cases.js';
+import { CommissionError, type Problem } from './problems.js';
+import { type CaseRef, readCases, type Split } from './read-cases.js';
 import { type CommissionConfig, commissionSchema, type Rubric, rubricSchema } from './schema.js';
 import { checkModuleProblems, dryRunProblems, type PackageDraft } from './validate-package.js';
 import { zodProblems } from './zod-problems.js';
 
-/** One problem of a package, printed as `file: path.to.field: message`. */
-export interface Problem {
-  file: string;
-  path: string;
-  message: string;
-}
-
-/** Thrown by `loadCommission` with every problem of the package at once. */
-export class CommissionError extends Error {
-  constructor(
-    readonly dir: string,
-    readonly problems: Problem[],
-  ) {
-    super(`invalid commission ${dir}:\n${problems.map((p) => formatProblem(p)).join('\n')}`);
-    this.name = 'CommissionError';
-  }
-}
-
-/** The file a problem is in; with `dir`, named from there (a problem of the directory itself names the directory). */
-export function problemFile(p: Problem, dir?: string): string {
-  if (dir === undefined) return p.file || '.';
-  return p.file ? `${dir.replace(/\/$/, '')}/${p.file}` : dir;
-}
-
-/** `file: field: problem`, the file as `problemFile` names it. */
-export function formatProblem(p: Problem, dir?: string): string {
-  return `${problemFile(p, dir)}: ${p.path || '(root)'}: ${p.message}`;
-}
-
-export type Split = 'dev' | 'heldout';
-
-/** One case of a commission; `truth` is evaluator-owned and never mounted into a sandbox. */
-export interface CaseRef {
-  id: string;
-  split: Split;
-  dir: string;
-  inputPath: string;
-  assetsDir: string | null;
-  truth: Record<string, unknown> | null;
-  /** The case's own services, from its `case.yaml` (issue 19); the commission's apply as well. */
-  services?: Service[];
-}
+export { CommissionError, formatProblem, type Problem, problemFile } from './problems.js';
+export type { CaseRef, Split } from './read-cases.js';
 
 export interface Requirement {
   goal: string;

@@ -7,9 +7,23 @@ import path from 'node:path';
 import { caseServicesOf } from './case-environment.js';
 import { parseJson, parseYaml } from './documents.js';
 import type { Service } from './environment-schema.js';
-import type { CaseRef, Problem, Split } from './load.js';
 import { entryAt, listDir, notFile, readEntry, treeRefusals } from './package-files.js';
+import type { Problem } from './problems.js';
 import { truthSchema } from './schema.js';
+
+export type Split = 'dev' | 'heldout';
+
+/** One case of a commission; `truth` is evaluator-owned and never mounted into a sandbox. */
+export interface CaseRef {
+  id: string;
+  split: Split;
+  dir: string;
+  inputPath: string;
+  assetsDir: string | null;
+  truth: Record<string, unknown> | null;
+  /** The case's own services, from its `case.yaml` (issue 19); the commission's apply as well. */
+  services?: Service[];
+}
 
 const CASE_DIR = 'its case directory';
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { globToRegExp } from '../util/index.js';
 
 /**
  * What every file of a Harbor task becomes, by Harbor's layout (`TaskPaths`): the importer copies the whole task
@@ -30,13 +31,8 @@ const AUTHOR_FILES: [RegExp, string][] = [
   ],
 ];
 
-function glob(pattern: string): RegExp {
-  const esc = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '[^/]*')
-    .replace(/\?/g, '[^/]');
-  return new RegExp(`^${esc}$`);
-}
+// A COPY source is read as Docker reads it: Go's filepath.Match.
+const glob = (pattern: string) => globToRegExp(pattern, { go: 'match' });
 
 /** Where a build-context file lands in the image by the COPY/ADD instructions, or null when none copies it. */
 function copiedTo(rel: string, copies: TaskLayout['copies']): string | null {

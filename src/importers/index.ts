@@ -1,7 +1,8 @@
 /**
  * Importers (DESIGN §3): foreign task packages — AgentSWE task directories and Harbor tasks — converted into heldout
  * commission packages, deterministically, with everything unmappable listed in `IMPORT-NOTES.md`. A new kind is one
- * `defineImporter({ kind, build })`; τ²-bench domains are imported by the domains part through the same helper.
+ * `defineImporter({ kind, build })` and one entry in `IMPORTERS` (`registry.ts`); τ²-bench domains are read with the
+ * tau2 part's own loader.
  */
 export { type AgentSweImportExtra, type AgentSweImportOptions, importAgentSwe } from './agentswe.js';
 export type { AccountRow, Became } from './agentswe-account.js';
@@ -28,5 +29,16 @@ export { gitTreeHash, treeId } from './git-tree.js';
 export { HARBOR_DEFAULT_ENTRY, type HarborImportOptions, importHarbor } from './harbor.js';
 export { cleanTitle, rubricDimensions, sections, slug, weightedHeading } from './markdown.js';
 export { notesMarkdown, PackageDraft, toYaml, writePackage } from './package-writer.js';
+export {
+  type CliImportOptions,
+  IMPORTERS,
+  type ImporterEntry,
+  type ImporterKind,
+  type ImportFlag,
+  importerFor,
+  importerKinds,
+  type RegisteredImport,
+} from './registry.js';
+export { type ImportTau2Options, type ImportTau2Result, importTau2 } from './tau2.js';
 export { parseToml, TomlError, type TomlTable, type TomlValue } from './toml.js';
 export { ImportError, type ImportOptions, type ImportResult } from './types.js';

@@ -4,42 +4,11 @@
  * segments, `!` re-including; the last matching pattern decides, and a pattern that matches a directory matches
  * everything under it. Pure.
  */
+import { globToRegExp } from '../util/index.js';
 
 interface Rule {
   re: RegExp;
   negate: boolean;
-}
-
-function toRegExp(pattern: string): RegExp {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '*') {
-      if (pattern[i + 1] === '*') {
-        i++;
-        if (pattern[i + 1] === '/') {
-          i++;
-          re += '(?:.*/)?';
-        } else re += '.*';
-      } else re += '[^/]*';
-    } else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 1);
-      if (end === -1) re += '\\[';
-      else {
-        const body = pattern
-          .slice(i + 1, end)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\');
-        re += `[${body}]`;
-        i = end;
-      }
-    } else if (c === '\\' && i + 1 < pattern.length) {
-      i++;
-      re += pattern[i].replace(/[.+^${}()|[\]\\]/g, '\\$&');
-    } else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
 }
 
 /** A path cleaned as Go's filepath.Clean would for a relative pattern: no `.` parts, no doubled or edge slashes. */
@@ -63,7 +32,7 @@ export function parseDockerignore(text: string): Rule[] {
     if (negate) line = line.slice(1).trim();
     const pattern = clean(line);
     if (!pattern) continue;
-    rules.push({ re: toRegExp(pattern), negate });
+    rules.push({ re: globToRegExp(pattern, { go: 'dockerignore' }), negate });
   }
   return rules;
 }

@@ -4,7 +4,7 @@
  * docker backend implements them (`docker/trial.ts`). A backend without containers has no `openTrial`.
  */
 import type { OutputLimits } from './output-limits.js';
-import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './protocol.js';
+import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './services.js';
 
 /** What a trial container is made from; everything but the image and limits defaults to the image's own. */
 export interface TrialSpec {

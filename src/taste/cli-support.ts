@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Tau2Domain } from '../domains/index.js';
+import type { Tau2Domain } from '../tau2/index.js';
 import { writeFileAtomic } from '../util/index.js';
 import type { KMedoidsMethod } from './kmedoids.js';
 import type { Validator } from './types.js';

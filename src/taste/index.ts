@@ -12,7 +12,7 @@ export {
   readGoldFile,
   readToolsFile,
   toolGroup,
-} from '../domains/index.js';
+} from '../tau2/index.js';
 export { parseMethod, parseSeed, ValidatorConfigError, validatorFor, writeJson } from './cli-support.js';
 export { type ClusterMedoid, type ClusterOptions, type ClusterResult, clusterStage, drawPool } from './cluster.js';
 export { coverageMetrics } from './coverage.js';

@@ -1,4 +1,4 @@
-import type { ToolKind } from '../domains/index.js';
+import type { ToolKind } from '../tau2/index.js';
 
 /** The minimal tool shape distances and metrics need; group is derived from the name. */
 export interface ToolRef {

@@ -1,5 +1,5 @@
 import type { CaseRef } from '../commission/index.js';
-import { globToRegExp } from '../grading/index.js';
+import { globToRegExp } from '../util/index.js';
 
 /** Which cases of a commission run: ids (or `split/id`) matching any glob, then at most `limit` per split. */
 export interface CaseFilter {
@@ -11,7 +11,7 @@ export interface CaseFilter {
 
 /** The cases of one split a filter keeps, and the ids it leaves out (what a partial run must name). Pure. */
 export function selectCases(cases: CaseRef[], filter: CaseFilter | undefined): { run: CaseRef[]; skipped: string[] } {
-  const patterns = (filter?.match ?? []).map((g) => globToRegExp(g));
+  const patterns = (filter?.match ?? []).map((g) => globToRegExp(g, { below: true }));
   const matched = patterns.length
     ? cases.filter((c) => patterns.some((re) => re.test(c.id) || re.test(`${c.split}/${c.id}`)))
     : cases;

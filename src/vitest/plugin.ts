@@ -7,6 +7,7 @@ import { configDefaults } from 'vitest/config';
 import type { Split } from '../commission/index.js';
 import { newRunId, type SuitePlan } from '../run/index.js';
 import { resolveSandbox } from '../sandbox/index.js';
+import { globToRegExp } from '../util/index.js';
 import { joinGateToJunit } from './junit-gate.js';
 import type { HeldoutOptions } from './options.js';
 import { plannedExecutions } from './planned.js';
@@ -29,11 +30,11 @@ export function resolveCommissionDirs(patterns: string | string[], root: string)
     const segments = path.normalize(pattern).split(path.sep).filter(Boolean);
     let dirs = [path.isAbsolute(pattern) ? path.sep : root];
     for (const seg of segments) {
-      if (!seg.includes('*')) {
+      if (!/[*?]/.test(seg)) {
         dirs = dirs.map((d) => path.join(d, seg));
         continue;
       }
-      const re = new RegExp(`^${seg.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+      const re = globToRegExp(seg);
       dirs = dirs.flatMap((d) =>
         existsSync(d)
           ? readdirSync(d)

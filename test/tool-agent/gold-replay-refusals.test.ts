@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, test } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { importTau2 } from '../../src/domains/index.js';
+import { importTau2 } from '../../src/importers/index.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const retail = path.resolve(repo, '../shared/data/tau2/retail');

@@ -4,8 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { loadDomain, runEpisode, scriptedUser, streamAgent, type Tau2Task } from '../../src/domains/index.js';
 import { writeBridge } from '../../src/grading/families/tool-agent/bridge.js';
+import { loadDomain, runEpisode, scriptedUser, streamAgent, type Tau2Task } from '../../src/tau2/index.js';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 const airline = loadDomain(path.resolve(repo, '../shared/data/tau2/airline'));

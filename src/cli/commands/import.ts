@@ -1,36 +1,22 @@
 import { loadCommission } from '../../commission/index.js';
-import { importTau2 } from '../../domains/index.js';
-import { ImportError, type ImportResult, importAgentSwe, importHarbor } from '../../importers/index.js';
+import { IMPORTERS, ImportError, type ImportFlag, importerFor, importerKinds } from '../../importers/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { requireDirectory } from '../errors.js';
 import { declareOptions, stringOption } from '../options.js';
 
-const KINDS = ['agentswe', 'harbor', 'tau2'] as const;
+const KINDS = importerKinds();
+const FLAGS: ImportFlag[] = ['entry', 'profile', 'lang', 'product'];
+const takers = (flag: ImportFlag) => KINDS.filter((k) => (IMPORTERS[k].flags as readonly string[]).includes(flag));
+
+const usage = KINDS.map((k, i) => `${i === 0 ? 'Usage: ' : '       '}heldout import ${k} ${IMPORTERS[k].usage}`);
+const kinds = KINDS.map((k) => IMPORTERS[k].help.map((line, i) => `${i === 0 ? k.padEnd(10) : ' '.repeat(10)}${line}`));
 
 export default defineCommand({
   name: 'import',
   summary: 'convert an AgentSWE task, a Harbor task or a τ²-bench domain into a commission package',
-  help: `Usage: heldout import agentswe <task-dir> --out <commission-dir> [--profile <p>] [--lang <l>] [--product <checkout>]
-                                [--entry <command>] [--force] [--json]
-       heldout import harbor <task-dir> --out <commission-dir> [--entry <command>] [--force] [--json]
-       heldout import tau2 <domain-dir> --out <commission-dir> [--force] [--json]
+  help: `${usage.join('\n')}
 
-agentswe  an AgentSWE task directory, read by its contract: creation (builder_package/ + benchmark/), editing
-          (tree/ with its language overlay) or optimization (benchmark/task_contract.json). The rubric's weighted
-          dimensions (headings below the title, or its weight table) become judged dimensions; its zero-score rules
-          become gates (exit, budgets, required and any-of artifacts) and a judged zero ceiling; its cap tables
-          become ceilings; budgets come from task.json, the contract and 04's prose; the entry from the package's
-          own interface (a package with none heldout can run is refused, with the reason). Truth files become each
-          case's truth.json (the judge's reference, never staged); a harness fixture service becomes a case service.
-          IMPORT-NOTES.md ends with what became of every source file (--json: sourceFiles).
-harbor    a Harbor / Terminal-Bench task (task.toml, instruction.md or steps/, environment/, tests/, solution/):
-          a harbor-family commission run as Harbor runs it (the agent in the task's container, then its verifier
-          on the same state); the reward keys become dimensions; IMPORT-NOTES.md says what became of every file.
-          A task using what heldout cannot run (a Windows or GPU environment, a separate verifier environment,
-          collect hooks) is refused with the feature named.
-tau2      a τ²-bench domain directory (when this build has the tool-agent domains). For airline and retail the
-          import replays every task's gold calls and lists the ones the domain's tools refuse (as τ²'s do) in
-          IMPORT-NOTES.md; --json adds them as goldRefusals.
+${kinds.map((lines) => lines.join('\n')).join('\n')}
 
 The output is deterministic (importing twice gives identical files) and holds IMPORT-NOTES.md listing everything
 that could not be mapped. The imported commission is validated before the command reports success.
@@ -47,48 +33,39 @@ Options:
                      {ok: false, missing} (harbor: sources, agentswe: sourceFiles; every source file, what it became)
 
 Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.`,
-  options: declareOptions({ string: ['out', 'entry', 'profile', 'lang', 'product'], boolean: ['force', 'json'] }),
+  options: declareOptions({ string: ['out', ...FLAGS], boolean: ['force', 'json'] }),
   async run({ values, positionals }) {
     const [kind, dir, ...extra] = positionals;
-    if (!kind || !(KINDS as readonly string[]).includes(kind))
-      throw new UsageError(`import: name the kind first: ${KINDS.join(', ')}`);
-    if (!dir) throw new UsageError(`import ${kind}: name the ${kind === 'tau2' ? 'domain' : 'task'} directory`);
+    const importer = kind ? importerFor(kind) : null;
+    if (!kind || !importer) throw new UsageError(`import: name the kind first: ${KINDS.join(', ')}`);
+    if (!dir)
+      throw new UsageError(`import ${kind}: name the ${importer.source === 'task' ? 'task' : 'domain'} directory`);
     if (extra.length) throw new UsageError(`import ${kind}: unexpected arguments ${extra.join(' ')}`);
     const out = stringOption(values, 'out');
     if (out === undefined || out === '') throw new UsageError(`import ${kind}: --out <commission-dir> is required`);
-    requireDirectory(dir, `import ${kind}:`, `name the ${kind === 'tau2' ? 'τ² domain' : 'task'} directory to import`);
+    requireDirectory(dir, `import ${kind}:`, `name the ${importer.source} directory to import`);
     const json = values.json === true;
-    const overwrite = values.force === true;
-    const entry = stringOption(values, 'entry');
-    if (values.entry !== undefined && kind === 'tau2')
-      throw new UsageError('--entry applies to harbor and agentswe imports');
-    const agentswe = {
-      profile: stringOption(values, 'profile'),
-      lang: stringOption(values, 'lang'),
-      product: stringOption(values, 'product'),
-    };
-    for (const [k, v] of Object.entries(agentswe))
-      if (v !== undefined && kind !== 'agentswe') throw new UsageError(`--${k} applies to agentswe imports only`);
-
-    let result: ImportResult & { sourceFiles?: unknown[] };
-    let goldRefusals: Awaited<ReturnType<typeof importTau2>>['goldRefusals'] = [];
-    try {
-      if (kind === 'agentswe') {
-        const given = Object.fromEntries(Object.entries({ ...agentswe, entry }).filter(([, v]) => v !== undefined));
-        result = await importAgentSwe(dir, out, { overwrite, ...given });
-      } else if (kind === 'harbor')
-        result = await importHarbor(dir, out, { overwrite, ...(entry !== undefined ? { entry } : {}) });
-      else {
-        const r = await importTau2(dir, out, { overwrite });
-        result = { outDir: r.outDir, id: r.id, files: r.files, notes: r.notes };
-        goldRefusals = r.goldRefusals;
+    const flags: Partial<Record<ImportFlag, string>> = {};
+    for (const flag of FLAGS) {
+      const v = stringOption(values, flag);
+      if (v === undefined) continue;
+      if (!importer.flags.includes(flag)) {
+        const by = takers(flag);
+        throw new UsageError(`--${flag} applies to ${by.join(' and ')} imports${by.length === 1 ? ' only' : ''}`);
       }
+      flags[flag] = v;
+    }
+
+    let done: Awaited<ReturnType<typeof importer.run>>;
+    try {
+      done = await importer.run(dir, out, { ...flags, overwrite: values.force === true });
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
       if (json) console.log(JSON.stringify({ ok: false, kind, source: dir, missing: err.missing }));
       else console.error(`heldout ${err.message}`);
       return 2;
     }
+    const { result } = done;
 
     // An import is only done when heldout itself accepts the result.
     let problem: string | null = null;
@@ -106,9 +83,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
           id: result.id,
           files: result.files,
           notes: result.notes,
-          ...(result.sources ? { sources: result.sources } : {}),
-          ...(result.sourceFiles ? { sourceFiles: result.sourceFiles } : {}),
-          ...(kind === 'tau2' ? { goldRefusals } : {}),
+          ...done.json,
           ...(problem ? { invalid: problem } : {}),
         }),
       );
@@ -116,10 +91,7 @@ Exit: 0 imported and valid, 2 usage error, incomplete package or invalid result.
       console.log(
         `imported ${kind} ${dir} → ${result.outDir} (${result.files.length} files, ${result.notes.length} notes in IMPORT-NOTES.md)`,
       );
-      if (goldRefusals.length)
-        console.log(
-          `gold replay: ${goldRefusals.length} task(s) have gold calls the domain's tools refuse (${goldRefusals.map((g) => g.taskId).join(', ')}); see IMPORT-NOTES.md`,
-        );
+      for (const line of done.lines) console.log(line);
       if (problem) console.error(`heldout import: the result does not validate yet:\n${problem}`);
     }
     return problem === null ? 0 : 2;

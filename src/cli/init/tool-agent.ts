@@ -84,7 +84,7 @@ const commissionYaml = (
 id: ${id}
 title: Airline membership desk (tool-agent example)
 family: tool-agent
-# The agent is a process speaking heldout's JSON-lines protocol on stdio (PROTOCOL.md in heldout's src/domains/);
+# The agent is a process speaking heldout's JSON-lines protocol on stdio (PROTOCOL.md in heldout's src/tau2/agent/);
 # the tools and the database stay with the evaluator. Each case's truth.json is the τ² task.
 entry: node agent.mjs
 trials: 3                       # k trials per case give pass^k (τ-bench's reliability)

@@ -8,7 +8,7 @@ import {
   pyJsonParse,
   type Tau2Domain,
   type Tau2Task,
-} from '../../domains/index.js';
+} from '../../tau2/index.js';
 import { Rng } from '../prng.js';
 
 /** One decoy record added to a task's initial state. */

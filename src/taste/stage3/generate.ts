@@ -1,4 +1,4 @@
-import { loadDomain, type Tau2Domain, type Tau2Task } from '../../domains/index.js';
+import { loadDomain, type Tau2Domain, type Tau2Task } from '../../tau2/index.js';
 import { clusterStage } from '../cluster.js';
 import { coverageMetrics } from '../coverage.js';
 import type { KMedoidsMethod } from '../kmedoids.js';

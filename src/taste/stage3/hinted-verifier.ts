@@ -8,7 +8,7 @@ import {
   runEpisode,
   type Tau2Domain,
   type Tau2Task,
-} from '../../domains/index.js';
+} from '../../tau2/index.js';
 import { Rng } from '../prng.js';
 import type { Verifier } from './validate.js';
 

@@ -10,7 +10,7 @@ import {
   type Tau2Task,
   Unfit,
   type WalkContext,
-} from '../../domains/index.js';
+} from '../../tau2/index.js';
 import { Rng } from '../prng.js';
 import { scenarioFromNotes } from './templates.js';
 import type { InstantiateOptions, InstantiateOutcome } from './types.js';

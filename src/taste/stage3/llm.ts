@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { isWriteTool, type Tau2Domain, type Tau2Task, type UserInstructions } from '../../domains/index.js';
+import { isWriteTool, type Tau2Domain, type Tau2Task, type UserInstructions } from '../../tau2/index.js';
 import type { ModelConfig } from './hinted-verifier.js';
 
 /** Adversarial strategies of the evolution step (DESIGN §11), one chosen per write action. */

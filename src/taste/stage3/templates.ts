@@ -1,4 +1,4 @@
-import type { DomainKit, ScenarioNotes, UserInstructions } from '../../domains/index.js';
+import type { DomainKit, ScenarioNotes, UserInstructions } from '../../tau2/index.js';
 
 /**
  * τ² user instructions from the notes an instantiation collected (pure): the first intent is the reason for the

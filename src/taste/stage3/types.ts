@@ -1,4 +1,4 @@
-import type { Tau2Task } from '../../domains/index.js';
+import type { Tau2Task } from '../../tau2/index.js';
 
 export interface InstantiateOptions {
   seed?: number | string;

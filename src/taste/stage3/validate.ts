@@ -11,7 +11,7 @@ import {
   scriptedUser,
   type Tau2Domain,
   type Tau2Task,
-} from '../../domains/index.js';
+} from '../../tau2/index.js';
 import { ruleValidator } from '../validators/rule-validator.js';
 import { schemaProblems } from './schema-check.js';
 

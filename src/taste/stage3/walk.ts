@@ -6,7 +6,7 @@ import {
   Unfit,
   type Walk,
   type WalkContext,
-} from '../../domains/index.js';
+} from '../../tau2/index.js';
 
 const NOTHING: ReadonlySet<string> = new Set();
 

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import type { ToolSpec } from '../../domains/index.js';
+import type { ToolSpec } from '../../tau2/index.js';
 import type { ToolRef, Validation, Validator } from '../types.js';
 
 export interface LlmValidatorOptions {

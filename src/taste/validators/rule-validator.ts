@@ -1,4 +1,4 @@
-import { type DomainRules, domainKit, type Tau2Domain, type ToolRule, type ToolSpec } from '../../domains/index.js';
+import { type DomainRules, domainKit, type Tau2Domain, type ToolRule, type ToolSpec } from '../../tau2/index.js';
 import type { Validation, Validator } from '../types.js';
 
 interface EntityState {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createEnvironment, initialDb } from '../../../src/domains/index.js';
-import { domain } from '../../domains/data.js';
+import { createEnvironment, initialDb } from '../../../src/tau2/index.js';
+import { domain } from '../../tau2/data.js';
 
 /** τ²'s own `get_db_hash()` / `get_user_db_hash()` of the untouched databases (from its reference code). */
 const TAU2_INITIAL = {

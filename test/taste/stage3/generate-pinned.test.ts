@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateTasks } from '../../../src/taste/index.js';
-import { tau2Dir } from '../../domains/data.js';
+import { tau2Dir } from '../../tau2/data.js';
 
 // The whole generateTasks result at seed 0 (small sizes), as bench/taste-snapshot.mjs --small writes it, recorded
 // before stage 3 was made fast (issue 24): speed-ups must not change a generated task. A deliberate change to what

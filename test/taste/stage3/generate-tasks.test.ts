@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import generate from '../../../src/cli/commands/taste-generate.js';
+import { closedEntityWrites, coverageMetrics, decoysPreserveGold, ruleValidator } from '../../../src/taste/index.js';
 import {
   createEnvironment,
   pyJsonDumps,
@@ -10,11 +11,10 @@ import {
   runEpisode,
   scriptedUser,
   type Tau2Task,
-} from '../../../src/domains/index.js';
-import { closedEntityWrites, coverageMetrics, decoysPreserveGold, ruleValidator } from '../../../src/taste/index.js';
-import { agentFactory, oracleExtras } from '../../domains/agents.js';
-import { domain, tau2Dir } from '../../domains/data.js';
-import { referenceUnavailable, Tau2Reference, tau2Messages } from '../../domains/tau2-reference.js';
+} from '../../../src/tau2/index.js';
+import { agentFactory, oracleExtras } from '../../tau2/agents.js';
+import { domain, tau2Dir } from '../../tau2/data.js';
+import { referenceUnavailable, Tau2Reference, tau2Messages } from '../../tau2/tau2-reference.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'taste-generate-'));
 const unavailable = referenceUnavailable();

@@ -10,7 +10,7 @@ import {
   schemaProblems,
   validateTask,
 } from '../../../src/taste/index.js';
-import { domain } from '../../domains/data.js';
+import { domain } from '../../tau2/data.js';
 
 const action = fc.record({
   name: fc.constantFrom('a', 'b', 'c'),

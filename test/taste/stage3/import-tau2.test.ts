@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCommission } from '../../../src/commission/index.js';
-import { importTau2 } from '../../../src/domains/index.js';
-import { tau2Dir } from '../../domains/data.js';
+import { importTau2 } from '../../../src/importers/index.js';
+import { tau2Dir } from '../../tau2/data.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'import-tau2-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createEnvironment, initialDb } from '../../../src/domains/index.js';
 import { executableValidator, instantiateSequence, Rng, ruleValidator, startWalk } from '../../../src/taste/index.js';
-import { domain } from '../../domains/data.js';
+import { createEnvironment, initialDb } from '../../../src/tau2/index.js';
+import { domain } from '../../tau2/data.js';
 
 const gold = (task: any): { name: string; arguments: any }[] => task.evaluation_criteria.actions;
 

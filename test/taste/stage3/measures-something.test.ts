@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEpisode, scriptedUser } from '../../../src/domains/index.js';
 import { doNothingAgent, generateTasks, instantiateSequence, validateTask } from '../../../src/taste/index.js';
-import { domain, tau2Dir } from '../../domains/data.js';
-import { referenceUnavailable, Tau2Reference, tau2Messages } from '../../domains/tau2-reference.js';
+import { runEpisode, scriptedUser } from '../../../src/tau2/index.js';
+import { domain, tau2Dir } from '../../tau2/data.js';
+import { referenceUnavailable, Tau2Reference, tau2Messages } from '../../tau2/tau2-reference.js';
 
 /**
  * TASTE stage 3 keeps no task a do-nothing agent already passes. On the real telecom data at seed 1 stage 2 picks a

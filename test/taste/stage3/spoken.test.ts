@@ -1,6 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { communicated, spoken } from '../../../src/domains/index.js';
+import { communicated, spoken } from '../../../src/tau2/index.js';
 
 const said = (content: string) => [{ role: 'assistant' as const, content }];
 

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { HarborConfig } from '../../../commission/index.js';
 import type { TrialSpec } from '../../../sandbox/index.js';
+import { globToRegExp } from '../../../util/index.js';
 
 /** The trial container's shape and what it differs in from the task's real environment. */
 export interface TrialPlan {
@@ -28,13 +29,8 @@ function expandSources(context: string, src: string): string[] {
   const rel = path.posix.normalize(src).replace(/^\/+/, '').replace(/\/+$/, '');
   if (!/[*?[]/.test(rel)) return existsSync(path.join(context, rel)) ? [rel] : [];
   const dir = path.posix.dirname(rel);
-  const re = new RegExp(
-    `^${path.posix
-      .basename(rel)
-      .replace(/[.+^${}()|\\]/g, '\\$&')
-      .replace(/\*/g, '.*')
-      .replace(/\?/g, '.')}$`,
-  );
+  // Docker reads a COPY source with Go's filepath.Match.
+  const re = globToRegExp(path.posix.basename(rel), { go: 'match' });
   const abs = path.join(context, dir);
   if (!existsSync(abs) || !statSync(abs).isDirectory()) return [];
   return readdirSync(abs)

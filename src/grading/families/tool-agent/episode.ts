@@ -11,6 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { CaseRef } from '../../../commission/index.js';
+import type { SandboxBackend, SandboxSpec } from '../../../sandbox/index.js';
 import {
   AgentProtocolError,
   type AgentSession,
@@ -26,8 +27,7 @@ import {
   type Tau2Domain,
   type Tau2Task,
   type UserSimulator,
-} from '../../../domains/index.js';
-import type { SandboxBackend, SandboxSpec } from '../../../sandbox/index.js';
+} from '../../../tau2/index.js';
 import { shQuote } from '../../../util/index.js';
 import { stoppedGrade } from '../../grading-context.js';
 import type { CaseRun, CaseRunContext } from '../types.js';
