@@ -47,11 +47,22 @@ export const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
  * `defaultOutput`; an embeddings call has no output.
  */
 export function reservationFor(endpoint: Endpoint, body: any, requestBytes: number, defaultOutput: number): number {
+  const { prompt, output } = reservedParts(endpoint, body, requestBytes, defaultOutput);
+  return prompt + output;
+}
+
+/** `reservationFor` in its two parts, prompt and output (a call's price reservation prices them apart). */
+export function reservedParts(
+  endpoint: Endpoint,
+  body: any,
+  requestBytes: number,
+  defaultOutput: number,
+): { prompt: number; output: number } {
   const prompt = Math.ceil(requestBytes / 4);
-  if (endpoint === 'embeddings') return prompt;
+  if (endpoint === 'embeddings') return { prompt, output: 0 };
   const caps = [body?.max_completion_tokens, body?.max_output_tokens, body?.max_tokens];
   const cap = caps.find((v): v is number => Number.isSafeInteger(v) && v > 0);
-  return prompt + (cap ?? defaultOutput);
+  return { prompt, output: cap ?? defaultOutput };
 }
 
 /** What `CaseBudget.admit` says: the call goes (counted, tokens reserved), waits for a call to settle, or why not. */
@@ -66,6 +77,8 @@ export class CaseBudget {
   /** Calls forwarded upstream (counted when sent, so concurrent calls cannot overshoot). */
   calls = 0;
   private readonly meter: TokenMeter;
+  /** Dollars, metered as tokens are (a `TokenMeter` counts any quantity). */
+  private readonly usdMeter: TokenMeter;
   /** Resolved at the next settle: what a call waiting for room awaits. */
   private settledSignal: { promise: Promise<void>; resolve: () => void } | null = null;
 
@@ -77,6 +90,12 @@ export class CaseBudget {
     private readonly budgets: Budgets,
   ) {
     this.meter = new TokenMeter(budgets.tokens ?? null);
+    this.usdMeter = new TokenMeter(budgets.usd ?? null);
+  }
+
+  /** Whether the case has a usd budget (its calls need a priced model). */
+  get usdLimited(): boolean {
+    return this.usdMeter.limit != null;
   }
 
   /** Calls waiting for a call in flight to settle (the token budget's room is held by reservations). */
@@ -102,7 +121,7 @@ export class CaseBudget {
    * reserved; it waits, when the token budget's room is held by calls in flight; or it is refused (nothing counted).
    * The first call starts the wall clock.
    */
-  admit(reservation = 0): Admission {
+  admit(reservation = 0, reservationUsd = 0): Admission {
     const b = this.budgets;
     const who = `case ${this.caseId} trial ${this.trial}`;
     this.firstCallAt ??= Date.now();
@@ -116,7 +135,12 @@ export class CaseBudget {
     if (tokens === 'refuse') {
       return { refused: `${who}: token budget of ${b.tokens} tokens is used up (${this.meter.settled} used)` };
     }
-    if (tokens === 'wait') {
+    const usd = this.usdMeter.admission();
+    if (usd === 'refuse') {
+      const spent = this.usdMeter.settled.toFixed(6);
+      return { refused: `${who}: usd budget of $${b.usd} is used up ($${spent} spent)` };
+    }
+    if (tokens === 'wait' || usd === 'wait') {
       if (!this.settledSignal) {
         let resolve!: () => void;
         const promise = new Promise<void>((r) => {
@@ -128,12 +152,14 @@ export class CaseBudget {
     }
     this.calls++;
     this.meter.reserve(reservation);
+    this.usdMeter.reserve(reservationUsd);
     return GO;
   }
 
   /** Runs once per admitted call as it ends: releases its reservation, charges what the upstream reported. */
-  settle(reservation: number, used: number): void {
+  settle(reservation: number, used: number, reservationUsd = 0, usedUsd = 0): void {
     this.meter.settle(reservation, used);
+    this.usdMeter.settle(reservationUsd, usedUsd);
     const signal = this.settledSignal;
     this.settledSignal = null;
     signal?.resolve();

@@ -59,10 +59,17 @@ class ModelGateway implements Gateway {
       settings,
       roles: this.roles,
       cases: new CaseRegistry(),
-      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor, {
-        lineBytes: settings.traceLineBytes,
-        caseBytes: settings.traceCaseBytes,
-      }),
+      recorder: new CallRecorder(
+        this.ledgerDir,
+        settings.keepTrace,
+        redactor,
+        {
+          lineBytes: settings.traceLineBytes,
+          caseBytes: settings.traceCaseBytes,
+        },
+        options.pricing ?? null,
+        options.onNotice,
+      ),
       redactor,
       upstreams: new UpstreamPool(),
       inflight: new Set<Abort>(),

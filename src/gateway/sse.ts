@@ -75,7 +75,14 @@ function usageFrom(u: any): LedgerUsage | null {
   const completion = num(u.completion_tokens ?? u.output_tokens);
   const total = num(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0);
   if (prompt === null && completion === null && num(u.total_tokens) === null) return null;
-  return { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
+  const out: LedgerUsage = { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
+  // Chat Completions say prompt_tokens_details, Responses input_tokens_details; both count within the prompt.
+  const details = u.prompt_tokens_details ?? u.input_tokens_details;
+  const cached = num(details?.cached_tokens);
+  const written = num(details?.cache_write_tokens);
+  if (cached !== null && cached > 0) out.cachedTokens = cached;
+  if (written !== null && written > 0) out.cacheWriteTokens = written;
+  return out;
 }
 
 function num(v: unknown): number | null {

@@ -1,4 +1,5 @@
 /** Types of the model gateway (DESIGN §8). */
+import type { PricingTable } from './pricing.js';
 
 /** Who is calling: the delivery under test (`runtime`) or one of the evaluator's own model roles. */
 export type Role = 'runtime' | 'judge' | 'user' | 'generator';
@@ -44,6 +45,11 @@ export interface Budgets {
   tokens?: number | null;
   /** Seconds from registration after which calls get 429. */
   wallSeconds?: number | null;
+  /**
+   * US dollars (`costUsd`, summed; needs `GatewayOptions.pricing`). Reserved and settled as `tokens` are: each call
+   * reserves the price of its token reservation, and starts only while spent + reserved is under the budget.
+   */
+  usd?: number | null;
 }
 
 export interface CaseRegistration {
@@ -108,12 +114,20 @@ export interface GatewayOptions {
    * of one (case, trial) (default 32 MiB; later calls are in the ledger only, after one line saying so).
    */
   traceLimits?: { lineBytes?: number; caseBytes?: number };
+  /** The pricing table (`readPricing`): with it every ledger line has `costUsd` and `budgets.usd` can be set. */
+  pricing?: PricingTable;
+  /** Where the gateway's one-line notices go (a model missing from the pricing table, once); default stderr. */
+  onNotice?: (line: string) => void;
 }
 
 export interface LedgerUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of the prompt tokens, those read from the provider's cache (`prompt_tokens_details.cached_tokens`). */
+  cachedTokens?: number;
+  /** Of the prompt tokens, those written to the provider's cache (`prompt_tokens_details.cache_write_tokens`). */
+  cacheWriteTokens?: number;
   /** True when the upstream reported no usage and the gateway estimated it (characters / 4). */
   estimated?: boolean;
 }
@@ -149,6 +163,11 @@ export interface LedgerEntry {
   usage: LedgerUsage | null;
   /** A stream (or body) that ended before its end marker. */
   truncated: boolean;
+  /**
+   * Only with a pricing table: what the call cost in USD (0 when it used nothing); null when its model is not in the
+   * table (never priced as 0).
+   */
+  costUsd?: number | null;
   /**
    * Only on a call whose 200 stream carried the provider's error (`error: 'upstream_stream_error'`): the event
    * (`error` or `response.failed`) with the error's code, type and message (redacted, at most 500 characters).
