@@ -1,0 +1,85 @@
+// The pricing table's pure pieces: a bad file is refused in one line naming the file and the field; a call's cost
+// never exceeds the price of its reservation when its tokens stay within it, never counts a cached token twice,
+// and a long-context tier prices the whole call.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { costOf, type ModelPrice, pricingFrom, readPricing, reservationCost } from '../../src/gateway/pricing.js';
+
+const rate = fc.double({ min: 0, max: 100, noNaN: true });
+const price: fc.Arbitrary<ModelPrice> = fc.record(
+  {
+    input: rate,
+    output: rate,
+    cachedInput: rate,
+    cacheWrite: rate,
+    tiers: fc.array(
+      fc.record({ above: fc.integer({ min: 0, max: 5000 }), input: rate, output: rate }, { requiredKeys: ['above'] }),
+      { maxLength: 3 },
+    ),
+  },
+  { requiredKeys: ['input', 'output'] },
+);
+const tokens = fc.integer({ min: 0, max: 100_000 });
+
+describe('costOf', () => {
+  test.prop([price, tokens, tokens, tokens, tokens, tokens])(
+    'within its reservation a call costs at most the reservation price; cached and written tokens are parts of the prompt',
+    (p, prompt, output, cachedRaw, writtenRaw, slack) => {
+      const cached = Math.min(cachedRaw, prompt);
+      const usage = { promptTokens: prompt, completionTokens: output, totalTokens: prompt + output };
+      const withCache = { ...usage, cachedTokens: cached, cacheWriteTokens: writtenRaw };
+      const reserved = reservationCost(p, prompt, output + slack);
+      expect(costOf(p, withCache)).toBeLessThanOrEqual(reserved * (1 + 1e-12) + 1e-15);
+      expect(costOf(p, usage)).toBeGreaterThanOrEqual(0);
+      // a provider reporting more cached tokens than prompt tokens is clamped, never priced twice
+      const over = costOf(p, { ...usage, cachedTokens: prompt + 10 + cachedRaw });
+      expect(over).toBeCloseTo(costOf(p, { ...usage, cachedTokens: prompt }), 12);
+    },
+  );
+
+  test('above a tier the whole call takes its rates; missing rates fall back to the base', () => {
+    const p: ModelPrice = {
+      input: 1,
+      output: 2,
+      cachedInput: 0.5,
+      tiers: [
+        { above: 100, input: 3 },
+        { above: 1000, input: 10, output: 20 },
+      ],
+    };
+    const u = (prompt: number) => ({ promptTokens: prompt, completionTokens: 1e6, totalTokens: prompt + 1e6 });
+    expect(costOf(p, u(100))).toBeCloseTo(100 / 1e6 + 2, 12);
+    expect(costOf(p, u(101))).toBeCloseTo((101 * 3) / 1e6 + 2, 12);
+    expect(costOf(p, u(1001))).toBeCloseTo((1001 * 10) / 1e6 + 20, 12);
+    // the tier's cached rate is the base's when it names none
+    expect(costOf(p, { ...u(200), cachedTokens: 200 })).toBeCloseTo((200 * 0.5) / 1e6 + 2, 12);
+  });
+});
+
+describe('pricing file', () => {
+  test('a bad file is refused in one line naming the file and the field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pricing-'));
+    try {
+      const file = join(dir, 'prices.yaml');
+      const bad = (text: string) => {
+        writeFileSync(file, text);
+        return () => readPricing(file);
+      };
+      expect(bad('models:\n  m: { input: -1, output: 2 }\n')).toThrow(/^.*prices\.yaml: models\.m\.input: .+$/);
+      expect(bad('models:\n  m: { input: 1 }\n')).toThrow(/prices\.yaml: models\.m\.output: /);
+      expect(bad('models:\n  m: { input: 1, output: 1, cached: 1 }\n')).toThrow(/prices\.yaml: models\.m: .*cached/);
+      expect(bad('models:\n  m: { input: 1, output: 1, tiers: [{ input: 2 }] }\n')).toThrow(
+        /models\.m\.tiers\.0\.above/,
+      );
+      expect(bad('models: [\n')).toThrow(/^[^\n]*prices\.yaml: [^\n]+$/);
+      expect(() => pricingFrom(null, 'x.json')).toThrow('x.json: (top level): ');
+      writeFileSync(file, '{"models": {"gpt-x": {"input": 1.25, "output": 10, "cachedInput": 0.125}}}');
+      expect(readPricing(file).models['gpt-x']).toEqual({ input: 1.25, output: 10, cachedInput: 0.125 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
