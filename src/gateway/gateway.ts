@@ -129,6 +129,10 @@ class ModelGateway implements Gateway {
     return this.ctx.cases.usage(caseId, trial);
   }
 
+  runSpend(runId: string): { usd: number; reservedUsd: number } {
+    return this.ctx.cases.runSpend(runId);
+  }
+
   pending(caseId: string, trial: number): { reserved: number; waiting: number } {
     return this.ctx.cases.pending(caseId, trial);
   }

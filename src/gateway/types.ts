@@ -58,6 +58,11 @@ export interface CaseRegistration {
   /** Default `runtime`. An evaluator role registered per case (e.g. the judge) gets its own token and budgets. */
   role?: Role;
   budgets: Budgets;
+  /**
+   * The run this registration's dollars also count to: every registration naming the same `id` shares one usd
+   * budget (`usd`, set by the first; null: unlimited), reserved and settled as a case's is.
+   */
+  run?: { id: string; usd?: number | null };
 }
 
 export interface RegisteredCase {
@@ -210,6 +215,8 @@ export interface Gateway {
   ledgerFor(caseId: string, trial: number): LedgerEntry[];
   /** Calls forwarded upstream and tokens used by (caseId, trial) (latest registration). */
   usage(caseId: string, trial: number): { calls: number; tokens: number };
+  /** USD spent by the registrations naming run `runId` (settled calls), and reserved by its calls in flight. */
+  runSpend(runId: string): { usd: number; reservedUsd: number };
   /** Tokens reserved by (caseId, trial)'s calls in flight, and its calls waiting for them to settle. */
   pending(caseId: string, trial: number): { reserved: number; waiting: number };
   /** `<tcpUrl>/role/<role>/v1`, for the evaluator's own clients; throws without `tcp`. */

@@ -173,6 +173,34 @@ describe('budgets.usd', () => {
     expect(ledger.filter((l) => l.error === 'budget_exceeded').every((l) => l.attempts === 0)).toBe(true);
   });
 
+  test("a run's usd budget is shared by its cases: 3 cases × 10 parallel calls against $1 for the run", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const usage = { prompt_tokens: 30, completion_tokens: 30_000 };
+    const g = await setup([{ content: 'a b', usage, stream: { before: () => gate } }]);
+    const run = { id: 'run-1', usd: 1 };
+    const cases = ['r1', 'r2', 'r3'].map((id) => g.registerCase({ caseId: id, trial: 0, budgets: none, run }));
+    const body = chat('go', { stream: true, max_tokens: 40_000 });
+    const calls = cases.flatMap((c) =>
+      Array.from({ length: 10 }, () => post(g, c.token, '/v1/chat/completions', body)),
+    );
+    // the four reservations that fit under the run's $1 are held across its cases; the other 26 calls wait
+    const waiting = () => cases.reduce((n, c) => n + g.pending(c.caseId, 0).waiting, 0);
+    await vi.waitUntil(() => waiting() === 26, UNTIL);
+    expect(g.runSpend('run-1').reservedUsd).toBeGreaterThan(1);
+    expect(stub!.requests).toHaveLength(4);
+    release();
+    const results = await Promise.all(calls);
+    await g.flush();
+    expect(results.filter((r) => r.status === 200)).toHaveLength(5);
+    expect(g.runSpend('run-1')).toEqual({ usd: expect.closeTo(5 * 0.24006, 9), reservedUsd: expect.closeTo(0, 9) });
+    const refused = results.filter((r) => r.status === 429).map((r) => JSON.parse(r.body).error.message);
+    expect(refused).toHaveLength(25);
+    expect(refused.every((m) => m.startsWith('run run-1: usd budget of $1 is used up'))).toBe(true);
+  });
+
   test('a usd budget on a model with no price: 503 model_unpriced, the provider side at fault, nothing sent', async () => {
     const g = await setup([{ content: 'ok' }], 'other-model');
     const c = g.registerCase({ caseId: 'usd-unpriced', trial: 0, budgets: { ...none, usd: 5 } });
