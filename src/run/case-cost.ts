@@ -1,5 +1,6 @@
 /** A case trial's cost in money from its ledgers (issue 34): the delivery's, the user simulator's and the judge's. */
-import type { Gateway, LedgerEntry, PricingTable } from '../gateway/index.js';
+import path from 'node:path';
+import { type Gateway, type LedgerEntry, type PricingTable, readPricing } from '../gateway/index.js';
 import type { CaseCost, CaseGrade, JudgeConfig } from '../grading/index.js';
 
 /** USD of a ledger's calls, or null when one of them was on a model the table has no price for. */
@@ -48,6 +49,13 @@ export function withCost(
 export function pricedJudge(config: JudgeConfig | null, pricing: PricingTable | null, model: string | undefined) {
   if (!config || !pricing) return config;
   return { ...config, price: pricing.models[model ?? config.model] ?? null };
+}
+
+/** Reads a pricing file once up front (a bad one throws one line naming it and the field); its absolute path. */
+export function checkPricing(file: string, root: string = process.cwd()): string {
+  const abs = path.resolve(root, file);
+  readPricing(abs);
+  return abs;
 }
 
 /** The id a commission's registrations name for its `budgets.runUsd` (one gateway runs one session's cases). */
