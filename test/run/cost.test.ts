@@ -1,7 +1,8 @@
 // Cost in money end to end (issue 34): `heldout run --pricing` on the docker sandbox, the stub as the runtime
 // upstream. Each ledger line carries its call's cost, each case and entry and the run theirs in summary.json and
 // report.md; a usd budget on a model the table lacks is refused as the evaluator's fault (infra-error, never the
-// delivery's), its cost null and the model named once, never priced as 0.
+// delivery's) and the model named once. (A null cost for an unpriced call: test/gateway/cost.test.ts and
+// test/report/cost.test.ts.)
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -42,7 +43,13 @@ async function run(tag: string, commission: string, pricingFile: string) {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-  return { r, summary, entry: summary.commissions[0], ledger, markdown: readFileSync(path.join(out, 'report.md'), 'utf8') };
+  return {
+    r,
+    summary,
+    entry: summary.commissions[0],
+    ledger,
+    markdown: readFileSync(path.join(out, 'report.md'), 'utf8'),
+  };
 }
 
 describe.skipIf(!docker)('cost in money through heldout run (docker sandbox)', () => {
@@ -63,20 +70,6 @@ describe.skipIf(!docker)('cost in money through heldout run (docker sandbox)', (
     expect(r.out).not.toMatch(/not in the pricing table/);
   });
 
-  test('a model missing from the table: its calls ledgered costUsd null, the case and entry cost null (? in report.md), said once', async () => {
-    const file = pricing('other.yaml', 'models:\n  other-model: { input: 1, output: 2 }\n');
-    const { r, summary, entry, ledger, markdown } = await run('unpriced', COMMISSION, file);
-    expect(r.code, r.out).toBe(0);
-    for (const c of entry.cases) {
-      expect(ledger(c.id)).toEqual([expect.objectContaining({ status: 200, costUsd: null })]);
-      expect(c.cost).toEqual({ delivery: null, user: 0, judge: 0, total: null, unpriced: ['runtime-model'] });
-    }
-    expect(entry.cost).toMatchObject({ total: null, unpriced: ['runtime-model'] });
-    expect(summary.cost.total).toBeNull();
-    expect(r.out.match(/model runtime-model is not in the pricing table/g)).toHaveLength(1);
-    expect(markdown).toMatch(/\| \? \|/);
-  });
-
   test('a usd budget on a model missing from the table: 503 model_unpriced, an infra-error, nothing sent upstream', async () => {
     const dir = path.join(tmp, 'commission-usd');
     cpSync(COMMISSION, dir, { recursive: true });
@@ -89,7 +82,12 @@ describe.skipIf(!docker)('cost in money through heldout run (docker sandbox)', (
     expect(entry.cases).toHaveLength(2);
     for (const c of entry.cases) {
       expect(ledger(c.id)).toEqual([
-        expect.objectContaining({ status: 503, classification: 'provider_failure', error: 'model_unpriced', costUsd: 0 }),
+        expect.objectContaining({
+          status: 503,
+          classification: 'provider_failure',
+          error: 'model_unpriced',
+          costUsd: 0,
+        }),
       ]);
       // the evaluator's table is at fault: the case is lost to infrastructure, not failed by the delivery
       expect(c).toMatchObject({ status: 'infra-error', result: null });
@@ -97,5 +95,8 @@ describe.skipIf(!docker)('cost in money through heldout run (docker sandbox)', (
     }
     expect(entry.result, r.out).toMatchObject({ n: 0, infraErrors: 2 });
     expect(stub.requests.length).toBe(before);
+    // refused before it was sent, each call cost nothing; the unpriced model is said once for the run
+    for (const c of entry.cases) expect(c.cost).toEqual({ delivery: 0, user: 0, judge: 0, total: 0 });
+    expect(r.out.match(/model runtime-model is not in the pricing table/g)).toHaveLength(1);
   });
 });
