@@ -113,6 +113,8 @@ describe('costUsd in the ledger', () => {
     expect(costs[3]).toBeCloseTo((ledger[3]!.usage!.promptTokens * 0.1) / 1e6, 12);
     expect(costs[3]).toBeGreaterThan(0);
     expect(notices).toEqual([]);
+    // costUsd is the line's last field, after the ones test/gateway/ledger-lines.test.ts pins
+    expect(Object.keys(ledger[0]!).slice(-2)).toEqual(['truncated', 'costUsd']);
   });
 
   test('a model missing from the table: costUsd null on every call (never 0), said once; a refused call costs 0', async () => {

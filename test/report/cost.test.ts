@@ -9,12 +9,10 @@ import { caseCost } from '../../src/run/case-cost.js';
 const TABLE = { source: 'p.yaml', models: {} };
 const line = (costUsd: number | null | undefined, model = 'm') => ({ model, costUsd }) as unknown as LedgerEntry;
 const part = fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null, freq: 4 });
-const cost = fc
-  .record({ delivery: part, user: part, judge: part })
-  .map((c) => ({
-    ...c,
-    total: c.delivery === null || c.user === null || c.judge === null ? null : c.delivery + c.user + c.judge,
-  }));
+const cost = fc.record({ delivery: part, user: part, judge: part }).map((c) => ({
+  ...c,
+  total: c.delivery === null || c.user === null || c.judge === null ? null : c.delivery + c.user + c.judge,
+}));
 
 describe('caseCost', () => {
   test('the delivery, user simulator and judge apart; an unpriced call makes its part and the total null and names the model', () => {
