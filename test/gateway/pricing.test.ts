@@ -1,11 +1,12 @@
 // The pricing table's pure pieces: a bad file is refused in one line naming the file and the field; a call's cost
 // never exceeds the price of its reservation when its tokens stay within it, never counts a cached token twice,
-// and a long-context tier prices the whole call.
+// and a long-context tier prices the whole call; cases sharing a run's usd budget stay within it plus one reservation.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
+import { CaseBudget, RunPurse } from '../../src/gateway/budget.js';
 import { costOf, type ModelPrice, pricingFrom, readPricing, reservationCost } from '../../src/gateway/pricing.js';
 
 const rate = fc.double({ min: 0, max: 100, noNaN: true });
@@ -82,4 +83,35 @@ describe('pricing file', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+/** A step: a call of case `who` tries to start reserving `usd`, or the `pick`-th call in flight ends using `frac`. */
+const step = fc.oneof(
+  fc.record({ who: fc.nat(2), usd: fc.double({ min: 0, max: 0.5, noNaN: true }) }),
+  fc.record({ pick: fc.nat(), frac: fc.double({ min: 0, max: 1, noNaN: true }) }),
+);
+
+describe('usd budgets of a case and of its run', () => {
+  test.prop([fc.double({ min: 0.01, max: 3, noNaN: true }), fc.array(step, { maxLength: 200 })])(
+    'three cases sharing a run: spent stays within the run budget plus one reservation; refused only for dollars spent',
+    (limit, steps) => {
+      const run = new RunPurse('r', limit);
+      const cases = [0, 1, 2].map((i) => new CaseBudget(`c${i}`, 0, 'runtime', `t${i}`, {}, run));
+      const inFlight: { who: number; usd: number }[] = [];
+      let biggest = 0;
+      for (const s of steps) {
+        if ('usd' in s) {
+          const a = cases[s.who]!.admit(0, s.usd);
+          if ('refused' in a) expect(run.meter.settled).toBeGreaterThanOrEqual(limit);
+          if (!('go' in a)) continue;
+          biggest = Math.max(biggest, s.usd);
+          inFlight.push({ who: s.who, usd: s.usd });
+        } else if (inFlight.length > 0) {
+          const [c] = inFlight.splice(s.pick % inFlight.length, 1);
+          cases[c!.who]!.settle(0, 0, c!.usd, c!.usd * s.frac);
+        }
+        expect(run.meter.settled).toBeLessThanOrEqual(limit + biggest + 1e-9);
+      }
+    },
+  );
 });
