@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { parseServiceMap } from '../commission/index.js';
+import { readPricing } from '../gateway/index.js';
 import { parseImageMap } from '../sandbox/index.js';
 import { type Options, UsageError } from './command.js';
 
@@ -89,4 +91,17 @@ export function serviceOption(values: Record<string, unknown>): Record<string, s
   const { map, problems } = parseServiceMap(Array.isArray(raw) ? (raw as string[]) : [String(raw)]);
   if (problems.length) throw new UsageError(`--service: ${problems.join('; ')}`);
   return map;
+}
+
+/** `--pricing <file>`, read and checked now (absolute path); undefined when not given; a bad file is a UsageError. */
+export function pricingOption(values: Record<string, unknown>): string | undefined {
+  const file = values.pricing;
+  if (typeof file !== 'string') return undefined;
+  try {
+    const abs = path.resolve(file);
+    readPricing(abs);
+    return abs;
+  } catch (err) {
+    throw new UsageError(`--pricing: ${(err as Error).message}`);
+  }
 }

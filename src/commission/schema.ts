@@ -35,6 +35,10 @@ export const budgetsSchema = z
     pids: z.number().int().positive().default(256),
     modelCalls: z.number().int().nonnegative().default(100),
     modelTokens: z.number().int().nonnegative().default(1_000_000),
+    /** US dollars a case trial's delivery may spend on model calls (needs a pricing table); null: unlimited. */
+    usd: z.number().positive().nullable().default(null),
+    /** US dollars the whole run of this commission may spend on its cases' model calls; null: unlimited. */
+    runUsd: z.number().positive().nullable().default(null),
     outputBytes: z
       .number()
       .int()

@@ -33,6 +33,8 @@ export interface DevRoundOptions {
   images?: Record<string, string>;
   /** Evaluator-owned services by name (`--service`; issue 30). */
   services?: Record<string, string>;
+  /** The pricing table's file (`--pricing`; issue 34). */
+  pricing?: string;
   /** Report directory of this round's run; default `.heldout/dev/<commission-id>/<run-id>`. */
   out?: string;
   trials?: number;
@@ -111,6 +113,7 @@ export async function runDevRound(options: DevRoundOptions): Promise<DevRoundRes
       sandbox: options.sandbox,
       images: options.images,
       ...(options.services ? { services: options.services } : {}),
+      ...(options.pricing ? { pricing: options.pricing } : {}),
       out,
       trials: options.trials,
       concurrency: options.concurrency,

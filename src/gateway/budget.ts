@@ -47,11 +47,60 @@ export const DEFAULT_RESERVE_OUTPUT_TOKENS = 8192;
  * `defaultOutput`; an embeddings call has no output.
  */
 export function reservationFor(endpoint: Endpoint, body: any, requestBytes: number, defaultOutput: number): number {
+  const { prompt, output } = reservedParts(endpoint, body, requestBytes, defaultOutput);
+  return prompt + output;
+}
+
+/** `reservationFor` in its two parts, prompt and output (a call's price reservation prices them apart). */
+export function reservedParts(
+  endpoint: Endpoint,
+  body: any,
+  requestBytes: number,
+  defaultOutput: number,
+): { prompt: number; output: number } {
   const prompt = Math.ceil(requestBytes / 4);
-  if (endpoint === 'embeddings' || endpoint === 'messages.count_tokens') return prompt;
+  if (endpoint === 'embeddings' || endpoint === 'messages.count_tokens') return { prompt, output: 0 };
   const caps = [body?.max_completion_tokens, body?.max_output_tokens, body?.max_tokens];
   const cap = caps.find((v): v is number => Number.isSafeInteger(v) && v > 0);
-  return prompt + (cap ?? defaultOutput);
+  return { prompt, output: cap ?? defaultOutput };
+}
+
+/** A promise that resolves at the next `fire()`: what a call waiting for room awaits. */
+class SettleSignal {
+  private current: { promise: Promise<void>; resolve: () => void } | null = null;
+
+  next(): Promise<void> {
+    if (!this.current) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.current = { promise, resolve };
+    }
+    return this.current.promise;
+  }
+
+  fire(): void {
+    const c = this.current;
+    this.current = null;
+    c?.resolve();
+  }
+}
+
+/**
+ * A run's dollars (`CaseRegistration.run`): one meter shared by every registration naming the run, so parallel
+ * cases reserve from and settle to the same budget; a call waiting for its room is woken by any of them settling.
+ */
+export class RunPurse {
+  readonly meter: TokenMeter;
+  readonly signal = new SettleSignal();
+
+  constructor(
+    readonly id: string,
+    limit: number | null,
+  ) {
+    this.meter = new TokenMeter(limit);
+  }
 }
 
 /** What `CaseBudget.admit` says: the call goes (counted, tokens reserved), waits for a call to settle, or why not. */
@@ -66,8 +115,10 @@ export class CaseBudget {
   /** Calls forwarded upstream (counted when sent, so concurrent calls cannot overshoot). */
   calls = 0;
   private readonly meter: TokenMeter;
-  /** Resolved at the next settle: what a call waiting for room awaits. */
-  private settledSignal: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Dollars, metered as tokens are (a `TokenMeter` counts any quantity). */
+  private readonly usdMeter: TokenMeter;
+  /** Fired at each settle of this registration's calls. */
+  private readonly settled = new SettleSignal();
 
   constructor(
     readonly caseId: string,
@@ -75,8 +126,15 @@ export class CaseBudget {
     readonly role: Role,
     readonly token: string,
     private readonly budgets: Budgets,
+    private readonly run: RunPurse | null = null,
   ) {
     this.meter = new TokenMeter(budgets.tokens ?? null);
+    this.usdMeter = new TokenMeter(budgets.usd ?? null);
+  }
+
+  /** Whether the case or its run has a usd budget (its calls need a priced model). */
+  get usdLimited(): boolean {
+    return this.usdMeter.limit != null || this.run?.meter.limit != null;
   }
 
   /** Calls waiting for a call in flight to settle (the token budget's room is held by reservations). */
@@ -102,7 +160,7 @@ export class CaseBudget {
    * reserved; it waits, when the token budget's room is held by calls in flight; or it is refused (nothing counted).
    * The first call starts the wall clock.
    */
-  admit(reservation = 0): Admission {
+  admit(reservation = 0, reservationUsd = 0): Admission {
     const b = this.budgets;
     const who = `case ${this.caseId} trial ${this.trial}`;
     this.firstCallAt ??= Date.now();
@@ -116,27 +174,35 @@ export class CaseBudget {
     if (tokens === 'refuse') {
       return { refused: `${who}: token budget of ${b.tokens} tokens is used up (${this.meter.settled} used)` };
     }
-    if (tokens === 'wait') {
-      if (!this.settledSignal) {
-        let resolve!: () => void;
-        const promise = new Promise<void>((r) => {
-          resolve = r;
-        });
-        this.settledSignal = { promise, resolve };
-      }
-      return { wait: this.settledSignal.promise };
+    const usd = this.usdMeter.admission();
+    if (usd === 'refuse') {
+      const spent = this.usdMeter.settled.toFixed(6);
+      return { refused: `${who}: usd budget of $${b.usd} is used up ($${spent} spent)` };
     }
+    const run = this.run?.meter.admission() ?? 'start';
+    if (run === 'refuse') {
+      const m = this.run!.meter;
+      return { refused: `run ${this.run!.id}: usd budget of $${m.limit} is used up ($${m.settled.toFixed(6)} spent)` };
+    }
+    if (tokens === 'wait' || usd === 'wait') return { wait: this.settled.next() };
+    // the run's room is held by calls of other cases too: any of them settling may free it
+    if (run === 'wait') return { wait: this.run!.signal.next() };
     this.calls++;
     this.meter.reserve(reservation);
+    this.usdMeter.reserve(reservationUsd);
+    this.run?.meter.reserve(reservationUsd);
     return GO;
   }
 
   /** Runs once per admitted call as it ends: releases its reservation, charges what the upstream reported. */
-  settle(reservation: number, used: number): void {
+  settle(reservation: number, used: number, reservationUsd = 0, usedUsd = 0): void {
     this.meter.settle(reservation, used);
-    const signal = this.settledSignal;
-    this.settledSignal = null;
-    signal?.resolve();
+    this.usdMeter.settle(reservationUsd, usedUsd);
+    this.settled.fire();
+    if (this.run) {
+      this.run.meter.settle(reservationUsd, usedUsd);
+      this.run.signal.fire();
+    }
   }
 }
 
@@ -146,6 +212,7 @@ const caseKey = (caseId: string, trial: number) => `${caseId}\u0000${trial}`;
 export class CaseRegistry {
   private readonly byToken = new Map<string, CaseBudget>();
   private readonly byCase = new Map<string, CaseBudget>();
+  private readonly runs = new Map<string, RunPurse>();
 
   /** Validates and registers; a later registration of the same (caseId, trial) takes over its usage. */
   register(r: CaseRegistration): CaseBudget {
@@ -156,7 +223,13 @@ export class CaseRegistry {
     const role = r.role ?? 'runtime';
     if (!ROLES.includes(role)) throw new Error(`registerCase: unknown role ${role}`);
     const token = `heldout-${randomBytes(18).toString('base64url')}`;
-    const budget = new CaseBudget(r.caseId, r.trial, role, token, { ...r.budgets });
+    let run: RunPurse | null = null;
+    if (r.run) {
+      // the first registration naming a run sets its budget; later ones share it
+      run = this.runs.get(r.run.id) ?? new RunPurse(r.run.id, r.run.usd ?? null);
+      this.runs.set(r.run.id, run);
+    }
+    const budget = new CaseBudget(r.caseId, r.trial, role, token, { ...r.budgets }, run);
     this.byToken.set(token, budget);
     this.byCase.set(caseKey(r.caseId, r.trial), budget);
     return budget;
@@ -165,6 +238,12 @@ export class CaseRegistry {
   /** The registration a placeholder token stands for, or null. */
   forToken(token: string): CaseBudget | null {
     return this.byToken.get(token) ?? null;
+  }
+
+  /** USD spent (settled) and reserved by the calls of a run's registrations; zeros for a run never named. */
+  runSpend(runId: string): { usd: number; reservedUsd: number } {
+    const m = this.runs.get(runId)?.meter;
+    return { usd: m?.settled ?? 0, reservedUsd: m?.reserved ?? 0 };
   }
 
   /** Tokens reserved by calls in flight and calls waiting for room, of the latest registration of (caseId, trial). */

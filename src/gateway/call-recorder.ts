@@ -7,6 +7,7 @@ import { MIN_TRACE_LINE_BYTES, traceLine } from './bounds.js';
 import type { CaseBudget } from './budget.js';
 import type { Verdict } from './classify.js';
 import { LineWriter, ledgerPath, readLedger, tracePath } from './ledger.js';
+import { costOf, type ModelPrice, type PricingTable } from './pricing.js';
 import type { Redactor } from './redact.js';
 import type { Endpoint, LedgerEntry, LedgerUsage, Role } from './types.js';
 
@@ -31,13 +32,16 @@ export interface Call {
   firstByteMs: number | null;
   /** Tokens reserved against the case's budget while the call is in flight; 0 once settled (or never admitted). */
   reserved: number;
+  /** USD reserved against the case's usd budget while the call is in flight, as `reserved`. */
+  reservedUsd: number;
 }
 
 /** Releases a call's reservation without charging it: for a call that ended without a ledger line (a throw). */
 export function release(call: Call): void {
-  if (call.reserved === 0) return;
-  call.budget?.settle(call.reserved, 0);
+  if (call.reserved === 0 && call.reservedUsd === 0) return;
+  call.budget?.settle(call.reserved, 0, call.reservedUsd, 0);
   call.reserved = 0;
+  call.reservedUsd = 0;
 }
 
 /** Where the trace stops: the bounds of one line and of one (case, trial)'s lines. */
@@ -88,13 +92,45 @@ export class CallRecorder {
   /** Bytes written to each trace file by this gateway; past the case bound, -1 (nothing more is written). */
   private readonly traceBytes = new Map<string, number>();
 
+  /** Models already said to be missing from the pricing table (each is said once per gateway). */
+  private readonly unpriced = new Set<string>();
+
   constructor(
     readonly ledgerDir: string,
     private readonly keepTrace: boolean,
     private readonly redactor: Redactor,
     private readonly bounds: TraceBounds = { lineBytes: Number.POSITIVE_INFINITY, caseBytes: Number.POSITIVE_INFINITY },
+    private readonly pricing: PricingTable | null = null,
+    private readonly notice: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ) {
     this.writer = new LineWriter(ledgerDir);
+  }
+
+  /** The rates of `model`, or null when there is no table or the model is not in it (said once per model). */
+  priceOf(model: string | null): ModelPrice | null {
+    if (!this.pricing || model === null) return null;
+    const price = this.pricing.models[model];
+    if (price) return price;
+    if (!this.unpriced.has(model)) {
+      this.unpriced.add(model);
+      this.notice(
+        `heldout gateway: model ${model} is not in the pricing table ${this.pricing.source}: its calls are ledgered with costUsd null, never as 0`,
+      );
+    }
+    return null;
+  }
+
+  /** The pricing table's file, when there is one (named by a refusal). */
+  get pricingSource(): string | null {
+    return this.pricing?.source ?? null;
+  }
+
+  /** USD of a call's usage: 0 when it used nothing, null when its model is unpriced, undefined without a table. */
+  private costOf(call: Call, usage: LedgerUsage | null): number | null | undefined {
+    if (!this.pricing) return undefined;
+    if (!usage || usage.totalTokens === 0) return 0;
+    const price = this.priceOf(call.model);
+    return price ? costOf(price, usage) : null;
   }
 
   /** Runs once a call is attributed and its endpoint known: gives it its id and arrival time. */
@@ -114,6 +150,7 @@ export class CallRecorder {
       request: null,
       firstByteMs: null,
       reserved: 0,
+      reservedUsd: 0,
     };
   }
 
@@ -145,8 +182,11 @@ export class CallRecorder {
       truncated: o.truncated ?? false,
     };
     if (o.upstreamError) entry.upstreamError = o.upstreamError;
-    call.budget?.settle(call.reserved, usage?.totalTokens ?? 0);
+    const cost = this.costOf(call, usage);
+    if (cost !== undefined) entry.costUsd = cost;
+    call.budget?.settle(call.reserved, usage?.totalTokens ?? 0, call.reservedUsd, cost ?? 0);
     call.reserved = 0;
+    call.reservedUsd = 0;
     if (this.keepTrace) this.trace(call, o);
     await this.writer.append(ledgerPath(this.ledgerDir, call.caseId, call.trial), JSON.stringify(entry));
   }

@@ -8,12 +8,13 @@
 import type http from 'node:http';
 import { MessagesStream } from './anthropic-reply.js';
 import { jsonDepth, MAX_JSON_DEPTH } from './bounds.js';
-import { type CaseBudget, reservationFor } from './budget.js';
+import { type CaseBudget, reservedParts } from './budget.js';
 import { passBuffered } from './buffered.js';
 import { type Call, release } from './call-recorder.js';
 import { cutShort } from './classify.js';
 import { modelFor, noModelMessage, protocolOf } from './config.js';
 import type { CallContext } from './context.js';
+import { reservationCost } from './pricing.js';
 import { errorBodyFor, sendError, sendJson } from './replies.js';
 import { attribute, ENDPOINTS, isModelsRequest, modelsBody } from './routes.js';
 import { Silence } from './silence.js';
@@ -144,7 +145,19 @@ export async function handleRequest(
     const message = noModelMessage(role, cfg, embeddings);
     return refuse(ctx, res, call, 503, 'no_model_configured', message, 'provider_failure', 'server_error');
   }
-  const reservation = budget ? reservationFor(endpoint, body, raw.length, ctx.settings.reserveOutputTokens) : 0;
+  const parts = reservedParts(endpoint, body, raw.length, ctx.settings.reserveOutputTokens);
+  const reservation = budget ? parts.prompt + parts.output : 0;
+  let reservationUsd = 0;
+  if (budget?.usdLimited) {
+    // A usd budget cannot be kept on a model with no price: the evaluator's table is at fault, not the delivery.
+    const price = ctx.recorder.priceOf(model);
+    if (!price) {
+      const where = ctx.recorder.pricingSource ?? 'none given (--pricing)';
+      const message = `heldout gateway: the case has a usd budget but model ${model} has no price (pricing table: ${where})`;
+      return refuse(ctx, res, call, 503, 'model_unpriced', message, 'provider_failure', 'server_error');
+    }
+    reservationUsd = reservationCost(price, parts.prompt, parts.output);
+  }
   // From here the call can be waiting or in flight: a caller hanging up, or close(), aborts it.
   const ac = new Abort();
   ctx.inflight.add(ac);
@@ -153,7 +166,7 @@ export async function handleRequest(
   };
   res.on('close', onClose);
   try {
-    const admitted = budget ? await admission(budget, reservation, ac) : null;
+    const admitted = budget ? await admission(budget, reservation, reservationUsd, ac) : null;
     if (admitted === 'aborted') {
       await ctx.recorder.record(call, { status: 499, verdict: cutShort(ctx.closing), attempts: 0 });
       return;
@@ -162,6 +175,7 @@ export async function handleRequest(
       return refuse(ctx, res, call, 429, 'budget_exceeded', admitted, 'candidate_request_error', 'budget_exceeded');
     }
     call.reserved = reservation;
+    call.reservedUsd = reservationUsd;
     return await sendUpstream(ctx, req, res, call, body, raw.length, path + query, cfg.baseURL, model, ac);
   } finally {
     ctx.inflight.delete(ac);
@@ -174,10 +188,15 @@ export async function handleRequest(
  * Admits a call against its budget, waiting while the token budget's room is held by calls in flight: null once it
  * is counted and its tokens reserved, why it is refused, or `aborted` when its caller (or close()) gave up waiting.
  */
-async function admission(budget: CaseBudget, reservation: number, ac: Abort): Promise<string | 'aborted' | null> {
+async function admission(
+  budget: CaseBudget,
+  reservation: number,
+  reservationUsd: number,
+  ac: Abort,
+): Promise<string | 'aborted' | null> {
   for (;;) {
     if (ac.aborted) return 'aborted';
-    const a = budget.admit(reservation);
+    const a = budget.admit(reservation, reservationUsd);
     if ('go' in a) return null;
     if ('refused' in a) return a.refused;
     let off = () => {};

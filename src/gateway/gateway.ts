@@ -61,10 +61,17 @@ class ModelGateway implements Gateway {
       settings,
       roles: this.roles,
       cases: new CaseRegistry(),
-      recorder: new CallRecorder(this.ledgerDir, settings.keepTrace, redactor, {
-        lineBytes: settings.traceLineBytes,
-        caseBytes: settings.traceCaseBytes,
-      }),
+      recorder: new CallRecorder(
+        this.ledgerDir,
+        settings.keepTrace,
+        redactor,
+        {
+          lineBytes: settings.traceLineBytes,
+          caseBytes: settings.traceCaseBytes,
+        },
+        options.pricing ?? null,
+        options.onNotice,
+      ),
       redactor,
       upstreams: new UpstreamPool(),
       inflight: new Set<Abort>(),
@@ -120,6 +127,10 @@ class ModelGateway implements Gateway {
 
   usage(caseId: string, trial: number): { calls: number; tokens: number } {
     return this.ctx.cases.usage(caseId, trial);
+  }
+
+  runSpend(runId: string): { usd: number; reservedUsd: number } {
+    return this.ctx.cases.runSpend(runId);
   }
 
   pending(caseId: string, trial: number): { reserved: number; waiting: number } {

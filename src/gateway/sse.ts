@@ -81,9 +81,14 @@ function usageFrom(u: any): LedgerUsage | null {
   const total = num(u.total_tokens) ?? (prompt ?? 0) + (completion ?? 0);
   if (prompt === null && completion === null && num(u.total_tokens) === null) return null;
   const out: LedgerUsage = { promptTokens: prompt ?? 0, completionTokens: completion ?? 0, totalTokens: total };
-  const read = cacheRead ?? cachedWithin;
-  if (read !== null) out.cacheReadTokens = read;
+  // Anthropic states its cache beside input_tokens (0 included); OpenAI's details count within the prompt, where only
+  // a positive count says anything.
+  const details = u.prompt_tokens_details ?? u.input_tokens_details;
+  const writtenWithin = num(details?.cache_write_tokens);
+  if (cacheRead !== null) out.cacheReadTokens = cacheRead;
+  else if (cachedWithin !== null && cachedWithin > 0) out.cacheReadTokens = cachedWithin;
   if (cacheWrite !== null) out.cacheWriteTokens = cacheWrite;
+  else if (writtenWithin !== null && writtenWithin > 0) out.cacheWriteTokens = writtenWithin;
   return out;
 }
 

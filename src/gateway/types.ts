@@ -1,4 +1,5 @@
 /** Types of the model gateway (DESIGN §8). */
+import type { PricingTable } from './pricing.js';
 
 /** Who is calling: the delivery under test (`runtime`) or one of the evaluator's own model roles. */
 export type Role = 'runtime' | 'judge' | 'user' | 'generator';
@@ -53,6 +54,11 @@ export interface Budgets {
   tokens?: number | null;
   /** Seconds from registration after which calls get 429. */
   wallSeconds?: number | null;
+  /**
+   * US dollars (`costUsd`, summed; needs `GatewayOptions.pricing`). Reserved and settled as `tokens` are: each call
+   * reserves the price of its token reservation, and starts only while spent + reserved is under the budget.
+   */
+  usd?: number | null;
 }
 
 export interface CaseRegistration {
@@ -61,6 +67,11 @@ export interface CaseRegistration {
   /** Default `runtime`. An evaluator role registered per case (e.g. the judge) gets its own token and budgets. */
   role?: Role;
   budgets: Budgets;
+  /**
+   * The run this registration's dollars also count to: every registration naming the same `id` shares one usd
+   * budget (`usd`, set by the first; null: unlimited), reserved and settled as a case's is.
+   */
+  run?: { id: string; usd?: number | null };
 }
 
 export interface RegisteredCase {
@@ -117,6 +128,10 @@ export interface GatewayOptions {
    * of one (case, trial) (default 32 MiB; later calls are in the ledger only, after one line saying so).
    */
   traceLimits?: { lineBytes?: number; caseBytes?: number };
+  /** The pricing table (`readPricing`): with it every ledger line has `costUsd` and `budgets.usd` can be set. */
+  pricing?: PricingTable;
+  /** Where the gateway's one-line notices go (a model missing from the pricing table, once); default stderr. */
+  onNotice?: (line: string) => void;
 }
 
 export interface LedgerUsage {
@@ -163,6 +178,11 @@ export interface LedgerEntry {
   /** A stream (or body) that ended before its end marker. */
   truncated: boolean;
   /**
+   * Only with a pricing table: what the call cost in USD (0 when it used nothing); null when its model is not in the
+   * table (never priced as 0).
+   */
+  costUsd?: number | null;
+  /**
    * Only on a call whose 200 stream carried the provider's error (`error: 'upstream_stream_error'`): the event
    * (`error` or `response.failed`) with the error's code, type and message (redacted, at most 500 characters).
    */
@@ -204,6 +224,8 @@ export interface Gateway {
   ledgerFor(caseId: string, trial: number): LedgerEntry[];
   /** Calls forwarded upstream and tokens used by (caseId, trial) (latest registration). */
   usage(caseId: string, trial: number): { calls: number; tokens: number };
+  /** USD spent by the registrations naming run `runId` (settled calls), and reserved by its calls in flight. */
+  runSpend(runId: string): { usd: number; reservedUsd: number };
   /** Tokens reserved by (caseId, trial)'s calls in flight, and its calls waiting for them to settle. */
   pending(caseId: string, trial: number): { reserved: number; waiting: number };
   /** `<tcpUrl>/role/<role>/v1`, for the evaluator's own clients; throws without `tcp`. */

@@ -34,6 +34,7 @@ function applyVerdict(ctx: GradingContext, judged: JudgedDimension[], v: JudgeVe
     majorErrors: v.majorErrors,
     ...(v.samples ? { samples: v.samples } : {}),
     cached: v.cached,
+    ...(v.costUsd !== undefined ? { costUsd: v.costUsd } : {}),
   };
   for (const p of ctx.pendingJudge) {
     const jd = judged.find((d) => d.id === p.dim)!;

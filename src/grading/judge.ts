@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
+import { costOf, type LedgerUsage, type ModelPrice } from '../gateway/index.js';
 import type { JudgeCache, JudgeCacheKey } from './judge-cache.js';
 import { buildJudgeMessages, type JudgedDimension, type JudgeRequest, type PromptLimits } from './judge-prompt.js';
 
@@ -14,6 +15,8 @@ export interface JudgeConfig {
   /** Per-request timeout (default 120 s). */
   timeoutMs?: number;
   limits?: PromptLimits;
+  /** The judge model's rates (issue 34): absent without a pricing table; null when its model is not in the table. */
+  price?: ModelPrice | null;
 }
 
 export const NO_JUDGE_REASON =
@@ -53,6 +56,8 @@ export interface JudgeVerdict {
   /** Model calls and tokens this verdict cost (0 when served from the cache). */
   calls: number;
   tokens: number;
+  /** USD of those calls, with a pricing table (`JudgeConfig.price`); null when the judge model is unpriced. */
+  costUsd?: number | null;
 }
 
 export type JudgeOutcome = { ok: true; verdict: JudgeVerdict } | { ok: false; reason: string };
@@ -183,7 +188,10 @@ export async function judgeCase(
     : null;
   if (options.cache && fullKey) {
     const hit = options.cache.store.get<JudgeVerdict>(fullKey);
-    if (hit) return { ok: true, verdict: { ...hit, cached: true, calls: 0, tokens: 0 } };
+    if (hit) {
+      const costUsd = config.price === undefined ? undefined : 0;
+      return { ok: true, verdict: { ...hit, cached: true, calls: 0, tokens: 0, costUsd } };
+    }
   }
   const client = new OpenAI({
     baseURL: config.baseURL,
@@ -196,6 +204,7 @@ export async function judgeCase(
   const samples: NonNullable<Extract<Validated, { ok: true }>['verdict']>[] = [];
   let calls = 0;
   let tokens = 0;
+  let usd: number | null = config.price === null ? null : 0;
   for (let s = 0; s < n; s++) {
     let convo: OpenAI.Chat.ChatCompletionMessageParam[] = [...messages];
     let lastError = '';
@@ -211,6 +220,7 @@ export async function judgeCase(
           ...(n === 1 ? { temperature: 0 } : {}),
         });
         tokens += res.usage?.total_tokens ?? 0;
+        if (usd !== null && config.price && res.usage) usd += costOf(config.price, judgeUsage(res.usage));
         content = res.choices?.[0]?.message?.content ?? '';
       } catch (err) {
         if (err instanceof OpenAI.APIError) {
@@ -251,6 +261,7 @@ export async function judgeCase(
     cached: false,
     calls,
     tokens,
+    ...(config.price !== undefined ? { costUsd: usd } : {}),
   };
   if (options.cache && fullKey) options.cache.store.set(fullKey, verdict);
   return { ok: true, verdict };
@@ -258,4 +269,15 @@ export async function judgeCase(
 
 function firstLine(s: string): string {
   return s.split('\n')[0]!.slice(0, 200);
+}
+
+/** The judge's reported usage in the ledger's terms (cached prompt tokens priced at their rate). */
+function judgeUsage(u: OpenAI.CompletionUsage): LedgerUsage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    promptTokens: u.prompt_tokens,
+    completionTokens: u.completion_tokens,
+    totalTokens: u.total_tokens,
+    ...(cached > 0 ? { cacheReadTokens: cached } : {}),
+  };
 }

@@ -77,6 +77,8 @@ export interface CaseGrade {
     /** Spread of total scores across judge samples when n-sample judging is on. */
     samples?: number[];
     cached: boolean;
+    /** USD the verdict cost (0 from the cache), with a pricing table; null when the judge model is unpriced. */
+    costUsd?: number | null;
   } | null;
   wallMs: number;
   modelCalls: number;
@@ -86,6 +88,11 @@ export interface CaseGrade {
   stderrTail: string;
   /** The streams the sandbox cut at their cap (the rest was discarded); absent when neither was. */
   truncated?: ('stdout' | 'stderr')[];
+  /**
+   * With a pricing table (issue 34): USD of the case trial's model calls, the delivery's, the user simulator's and the
+   * judge's apart; a part is null when a model it used is not in the table (listed in `unpriced`), never 0.
+   */
+  cost?: CaseCost;
   /** Claims from the delivery's run_report.json the case contradicted (DESIGN §10). */
   claimsContradicted: string[];
   /** Editing: μ_new (the rubric's pass rule) and μ_reg (the product's regression suite; null when not run). */
@@ -108,4 +115,14 @@ export interface PatchedTree {
   /** The patch file; the delivery's reports (run_report.json, edit_report.json) sit beside it. */
   patch: string;
   outcome: PatchOutcome;
+}
+
+/** A case trial's cost in USD by who spent it; `total` is null when any part is. */
+export interface CaseCost {
+  delivery: number | null;
+  user: number | null;
+  judge: number | null;
+  total: number | null;
+  /** Models that were called but are not in the pricing table. */
+  unpriced?: string[];
 }

@@ -1,3 +1,4 @@
+import { formatUsd } from './cost.js';
 import { DASH, deliveryLabel, failureSummary, fmt, fmtCI, fmtP, fmtSigned, gateFailures, maxK } from './format.js';
 import type { CommissionSummary } from './schema.js';
 
@@ -300,6 +301,15 @@ export const COLUMNS = {
     caption:
       'graded: passed every gate; other gate: a gate failure other than error-exit and timeout; ceiling set by / hit by: the ceilings that set the Result or lowered a score, each named with its count (ceiling set by μ_reg ×8)',
     views: { markdownFailureModes: 'Summary', html: true },
+  }),
+  cost: column({
+    header: 'Cost',
+    align: 'right',
+    value: (c) => c.cost?.total,
+    format: (v) => (v === undefined ? DASH : formatUsd(v)),
+    caption:
+      'US dollars the row’s model calls cost by the pricing table (--pricing): delivery, user simulator and judge; ? when a model is not in the table, — without a table',
+    views: { markdown: true, html: true, junit: 'heldout.costUsd' },
   }),
   flags: column({
     header: 'Flags',

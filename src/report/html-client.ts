@@ -65,6 +65,7 @@ export const CLIENT_JS = String.raw`
     };
     if (x.editing) c.editing = x.editing;
     if (x.record) c.record = x.record;
+    if (x.cost) c.cost = x.cost;
     return c;
   }
   /** An entry's case list (id, trial, status, gate, result, passed, and where its detail is), loaded once. */
@@ -115,6 +116,7 @@ export const CLIENT_JS = String.raw`
     return n;
   }
   function fmt(x, d) { return x === null || x === undefined || !isFinite(x) ? '\u2014' : Number(x).toFixed(d === undefined ? 1 : d); }
+  function usd(x) { return x === null ? '?' : x === 0 ? '$0' : x >= 1 ? '$' + x.toFixed(2) : '$' + x.toPrecision(3); }
   function clear(n) { while (n.firstChild) n.removeChild(n.firstChild); }
 
   var panel = document.getElementById('cases');
@@ -266,6 +268,7 @@ export const CLIENT_JS = String.raw`
     ]));
     if (c.claimsContradicted.length) kids.push(section('claims contradicted', [el('ul', null, c.claimsContradicted.map(function (m) { return el('li', { text: m }); }))]));
     kids.push(section('ledger', [el('p', { class: 'dd-ledger', text: 'model calls ' + c.modelCalls + ' \u00b7 tokens ' + c.tokens + ' \u00b7 wall ' + (c.wallMs / 1000).toFixed(2) + ' s \u00b7 exit ' + (c.exitCode === null ? '\u2014' : c.exitCode) })]));
+    if (c.cost) kids.push(el('p', { class: 'dd-cost', text: 'cost ' + usd(c.cost.total) + ' (delivery ' + usd(c.cost.delivery) + ' \u00b7 user simulator ' + usd(c.cost.user) + ' \u00b7 judge ' + usd(c.cost.judge) + ')' + (c.cost.unpriced ? '; not in the pricing table: ' + c.cost.unpriced.join(', ') : '') }));
     if (c.stderrTail) kids.push(section('stderr', [el('pre', { class: 'stderr', text: c.stderrTail })]));
     if (c.record) kids.push(el('p', { class: 'dd-record meta', text: 'Some texts were cut to their last characters; the full record is ' + c.record + ' in the run\u2019s report directory.' }));
     kids.forEach(function (n) { drill.appendChild(n); });

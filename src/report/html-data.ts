@@ -76,6 +76,7 @@ function detailRow(c: CaseSummary, dimIndex: Map<string, number>, nDims: number)
   if (c.claimsContradicted.length) x.claimsContradicted = c.claimsContradicted;
   if (c.editing) x.editing = c.editing;
   if (c.record) x.record = c.record;
+  if (c.cost) x.cost = c.cost;
   return [
     c.id,
     c.trial,

@@ -74,7 +74,21 @@ export const attemptSchema = z.looseObject({
   reason: z.string().nullable(),
 });
 
+/**
+ * v2, optional (issue 34), with a pricing table: USD by who spent it; a part is null when a model it used is not in
+ * the table (`unpriced` names them), never 0.
+ */
+export const costSchema = z.object({
+  delivery: nullableNum,
+  user: nullableNum,
+  judge: nullableNum,
+  total: nullableNum,
+  unpriced: z.array(z.string()).optional(),
+});
+
 export const caseSummarySchema = caseSummarySchemaV1.extend({
+  /** v2, optional (issue 34): the case trial's model calls in USD (`costSchema`). */
+  cost: costSchema.optional(),
   /** v2, editing cases: μ_new, μ_reg (null when not run), the suite's evidence and the tests it named as failing. */
   editing: z
     .looseObject({
@@ -138,6 +152,8 @@ export const commissionSummarySchema = commissionSummarySchemaV1.extend({
   noise: z.looseObject({ rounds: count, means: z.array(nullableNum), range: nullableNum, sd: nullableNum }).optional(),
   /** v2, optional, tool-agent: the τ² tool semantics the episodes ran under (`tau2@1.0.1` or a named opt-in). */
   semantics: z.string().optional(),
+  /** v2, optional (issue 34): the sum of the cases' costs, every execution included (infra errors spent too). */
+  cost: costSchema.optional(),
   cases: z.array(caseSummarySchema),
 });
 
@@ -220,6 +236,8 @@ export const summarySchema = summarySchemaV1.extend({
   partial: partialSchema.nullable(),
   families: z.array(familyScoreSchema),
   commissions: z.array(commissionSummarySchema),
+  /** v2, optional (issue 34): the run's cost, the sum of its entries'. */
+  cost: costSchema.optional(),
 });
 
 /** The `heldout/summary@2` document, as `buildSummary` assembles it and summary.json holds it. */

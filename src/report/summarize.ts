@@ -10,6 +10,7 @@ import {
   signTest,
   winLossTie,
 } from '../metrics/index.js';
+import { sumCosts } from './cost.js';
 import { defaultSeed, rememberDraws } from './draws.js';
 import { boundEvidence } from './evidence-bounds.js';
 import { evaluateGate, type GateContext } from './gate.js';
@@ -248,6 +249,7 @@ function toCaseSummary(g: CaseGrade, minResult: number): CaseSummary {
     claimsContradicted: g.claimsContradicted,
     ...(g.truncated ? { truncated: g.truncated } : {}),
     ...(g.editing ? { editing: g.editing } : {}),
+    ...(g.cost ? { cost: g.cost } : {}),
   };
 }
 
@@ -318,6 +320,8 @@ export function summarizeCommission(input: SummarizeInput): CommissionSummary {
     ...(input.semantics ? { semantics: input.semantics } : {}),
     cases: scan.cases,
   };
+  const cost = sumCosts(input.cases.map((g) => g.cost));
+  if (cost) entry.cost = cost;
   if (draws) rememberDraws(entry.cases, draws);
   if (input.delivery.role === 'starter') entry.verdict = 'baseline';
   entry.flags = flagsOf(entry, undefined);
@@ -373,6 +377,7 @@ export function buildSummary(options: BuildOptions): Summary {
   const gateReport = evaluateGate(gateOn ? computeGaps(gateOn) : withGaps, gate, { ...gateContext, partial });
   if (excludedFlaky) gateReport.excludedFlaky = excludedFlaky;
   const entries = finalizeEntries(withGaps, gateReport, notRunCounts(coverage?.notRun ?? []));
+  const cost = sumCosts(entries.map((e) => e.cost));
   return {
     schema: 'heldout/summary@2',
     run,
@@ -380,5 +385,6 @@ export function buildSummary(options: BuildOptions): Summary {
     partial,
     families: familyScores(entries),
     commissions: entries,
+    ...(cost ? { cost } : {}),
   };
 }

@@ -1,3 +1,4 @@
+export { checkPricing } from './case-cost.js';
 export { caseOutputPath } from './case-path.js';
 export { failureSummary } from './failure-message.js';
 export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';

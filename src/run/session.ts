@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type CaseRef, type Commission, externalServiceEnv, type Split } from '../commission/index.js';
-import { attachmentFor, type Gateway, startGateway } from '../gateway/index.js';
+import { attachmentFor, type Gateway, type PricingTable, readPricing, startGateway } from '../gateway/index.js';
 import {
   type CaseGrade,
   type CaseRun,
@@ -26,6 +26,7 @@ import {
   type Turn,
 } from '../sandbox/index.js';
 import { sandboxTempDir, writeFileAtomic } from '../util/index.js';
+import { pricedJudge, runPurseId, withCost } from './case-cost.js';
 import { caseOutputPath } from './case-path.js';
 import { devStringsFor, heldoutLeakFor } from './delivery-scans.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
@@ -42,7 +43,7 @@ type CaseArgs = { commission: Commission; delivery: Delivery; caseRef: CaseRef; 
 /** `round`: which of `repeat` identical runs of the case × trial this is (1 without `--repeat`). */
 type RoundArgs = CaseArgs & { round: number };
 
-export interface RunSessionOptions extends Pick<SuitePlan, 'services'> {
+export interface RunSessionOptions extends Pick<SuitePlan, 'services' | 'pricing'> {
   runId: string;
   out: string;
   sandbox: SuitePlan['sandbox'];
@@ -83,9 +84,12 @@ export class RunSession {
   private readonly turn: Turn;
   // Sandboxes run as a non-root user that must be able to read the patched trees kept here.
   private readonly scratch = sandboxTempDir('heldout-run-');
+  /** The pricing table, read once per process (the plugin has read it already, so a bad file failed there). */
+  private readonly pricing: PricingTable | null;
 
   constructor(readonly options: RunSessionOptions) {
     this.limit = createLimiter(options.concurrency);
+    this.pricing = options.pricing ? readPricing(options.pricing) : null;
     this.turn = turnOf(this.limit);
     // A signal removes what this process runs; a worker whose main process is gone does the same and exits.
     installSignalCleanup();
@@ -143,6 +147,7 @@ export class RunSession {
 
   private gateway(): Promise<Gateway> {
     this.gatewayPromise ??= startGateway({
+      ...(this.pricing ? { pricing: this.pricing } : {}),
       socketPath: path.join(this.scratch, 'gateway.sock'),
       ledgerDir: path.join(this.options.out, 'ledger'),
       // The evaluator's own judge calls go through the gateway too (ledgered under its role), over loopback TCP.
@@ -154,9 +159,10 @@ export class RunSession {
   /** The judge as configured (HELDOUT_JUDGE_* / OPENAI_*), reached through the gateway's judge role; null when none. */
   private async judgeConfig(gateway: Gateway) {
     const configured = judgeConfigFromEnv();
-    if (!configured || !gateway.tcpUrl) return configured;
+    if (!configured || !gateway.tcpUrl) return pricedJudge(configured, this.pricing, undefined);
     // The gateway holds the real key and overwrites the model with the judge role's.
-    return { ...configured, baseURL: gateway.roleBaseURL('judge'), apiKey: 'heldout-judge' };
+    const viaGateway = { ...configured, baseURL: gateway.roleBaseURL('judge'), apiKey: 'heldout-judge' };
+    return pricedJudge(viaGateway, this.pricing, gateway.roles.judge.model);
   }
 
   /** The family's preparation of a delivery, made once per commission × delivery and shared by all its cases. */
@@ -284,10 +290,13 @@ export class RunSession {
     const gateway = await this.gateway();
     // Each round has its own budget and ledger lines.
     const caseKey = `${cfg.id}/${delivery.label}/${split}/${caseRef.id}${a.round > 1 ? `~round${a.round}` : ''}`;
+    const b = cfg.budgets;
+    const run = b.runUsd != null ? { id: runPurseId(cfg.id), usd: b.runUsd } : undefined;
     const registered = gateway.registerCase({
       caseId: caseKey,
       trial,
-      budgets: { calls: cfg.budgets.modelCalls, tokens: cfg.budgets.modelTokens, wallSeconds: cfg.budgets.wallSeconds },
+      budgets: { calls: b.modelCalls, tokens: b.modelTokens, wallSeconds: b.wallSeconds, usd: b.usd },
+      ...(run ? { run } : {}),
     });
     const limits = {
       wallSeconds: cfg.budgets.wallSeconds,
@@ -322,12 +331,13 @@ export class RunSession {
       const runCase = family.runCase ?? plainRun;
       // Not under `limit` as a whole: a turn per command (withTurns) lets queued cases be staged meanwhile (the plugin
       // admits 2 × concurrency); the turn is kept until this case's tamper check below (guardedTurn).
-      const context = { spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages };
+      const context = { spec, commission, caseRef, split, trial, gateway, caseKey, substitutedImages, run };
       const ran = await runCase({ ...context, backend: withTurns(backend, guarded.turn) });
       if (guarded.refused) throw new Error(guarded.refused);
       if (ran.grade) {
         guarded.settle();
-        return meta(ran.grade);
+        await gateway.flush();
+        return meta(withCost(this.pricing, ran.grade, gateway.ledgerFor(caseKey, trial), gateway, caseKey, trial));
       }
       execution = ran.execution;
       services = execution.services;
@@ -376,7 +386,7 @@ export class RunSession {
       runCommand,
       tree,
     });
-    return meta(grade, execution.weakerIsolation);
+    return meta(withCost(this.pricing, grade, ledger, gateway, caseKey, trial), execution.weakerIsolation);
   }
 
   /**

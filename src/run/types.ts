@@ -39,6 +39,8 @@ export interface SuitePlan {
   images?: Record<string, string>;
   /** Evaluator-owned services mapped to a URL or command (`--service`, the plugin's `services`; issue 30). */
   services?: Record<string, string>;
+  /** The pricing table's file (`--pricing`, the plugin's `pricing`; issue 34), absolute. */
+  pricing?: string;
 }
 
 /** Stored in each test's `task.meta.heldout`; everything the reporter needs, so `--merge-reports` keeps it. */

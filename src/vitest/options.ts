@@ -26,6 +26,11 @@ export interface HeldoutOptions {
   images?: Record<string, string>;
   /** Evaluator-owned services a commission declares under `external`, by name: a URL or a command (issue 30). */
   services?: Record<string, string>;
+  /**
+   * A pricing table (issue 34; YAML or JSON, USD per million tokens by model): every model call gets its cost in the
+   * ledger, each case and entry its cost in the report, and `budgets.usd` / `budgets.runUsd` can be kept.
+   */
+  pricing?: string;
   gate?: GateThresholds;
   /**
    * heldout's own `<out>/junit.xml`: valid against junit-10.xsd by default (each case's grading in `<system-out>`);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { configDefaults } from 'vitest/config';
 import type { Split } from '../commission/index.js';
-import { newRunId, type SuitePlan } from '../run/index.js';
+import { checkPricing, newRunId, type SuitePlan } from '../run/index.js';
 import { resolveSandbox } from '../sandbox/index.js';
 import { globToRegExp } from '../util/index.js';
 import { joinGateToJunit } from './junit-gate.js';
@@ -132,6 +132,7 @@ export function heldout(options: HeldoutOptions): Plugin {
     if (!COMMISSION_FILES.includes(path.basename(moduleId)) || !dirs.includes(dir)) return null;
     return plannedExecutions(planFor(dir)).catch(() => null);
   };
+  let pricing: string | undefined;
 
   const planFor = (commissionDir: string): SuitePlan => {
     let plan = plans.get(commissionDir);
@@ -154,6 +155,7 @@ export function heldout(options: HeldoutOptions): Plugin {
         ...(options.cases ? { cases: { match: options.cases.match ?? [], limit: options.cases.limit ?? null } } : {}),
         ...(options.images ? { images: options.images } : {}),
         ...(options.services ? { services: options.services } : {}),
+        ...(pricing ? { pricing } : {}),
       };
       plans.set(commissionDir, plan);
     }
@@ -165,6 +167,8 @@ export function heldout(options: HeldoutOptions): Plugin {
     config(config) {
       root = path.resolve(config.root ?? process.cwd());
       dirs = resolveCommissionDirs(options.commissions, root);
+      // a bad pricing file stops the run here, in one line, before any case spends anything
+      if (options.pricing) pricing = checkPricing(options.pricing, root);
       if (dirs.length === 0) throw new Error(`heldout: no commission matched ${JSON.stringify(options.commissions)}`);
       const withTest = config as { test?: Record<string, any> };
       withTest.test ??= {};

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../src/cli/command.js';
 import {
@@ -6,6 +9,7 @@ import {
   numberOption,
   optionalInteger,
   optionalNumber,
+  pricingOption,
   requiredString,
   stringOption,
 } from '../../src/cli/options.js';
@@ -49,5 +53,22 @@ describe("reading a command's options", () => {
     expect(optionalInteger({ k: '4' }, 'k', 1)).toBe(4);
     expect(optionalNumber({}, 'g')).toBeUndefined();
     expect(optionalNumber({ g: '-3' }, 'g', Number.NEGATIVE_INFINITY)).toBe(-3);
+  });
+
+  test('--pricing: read and checked now, its absolute path; a bad file is a UsageError naming the file and field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pricing-option-'));
+    try {
+      const good = join(dir, 'good.yaml');
+      writeFileSync(good, 'models:\n  m: { input: 1, output: 2 }\n');
+      expect(pricingOption({ pricing: good })).toBe(good);
+      expect(pricingOption({})).toBeUndefined();
+      const bad = join(dir, 'bad.yaml');
+      writeFileSync(bad, 'models:\n  m: { input: 1, output: "two" }\n');
+      expect(() => pricingOption({ pricing: bad })).toThrow(UsageError);
+      expect(() => pricingOption({ pricing: bad })).toThrow(/^--pricing: .*bad\.yaml: models\.m\.output: /);
+      expect(() => pricingOption({ pricing: join(dir, 'absent.yaml') })).toThrow(/--pricing: .*absent\.yaml: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

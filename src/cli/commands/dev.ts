@@ -4,7 +4,14 @@ import type { runDevRound } from '../../devloop/index.js';
 import { expectedSandbox, isSandboxKind, SANDBOX_KINDS } from '../../sandbox/index.js';
 import { defineCommand, UsageError } from '../command.js';
 import { describeError, requireDirectory } from '../errors.js';
-import { declareOptions, imageMapOption, optionalInteger, serviceOption, stringOption } from '../options.js';
+import {
+  declareOptions,
+  imageMapOption,
+  optionalInteger,
+  pricingOption,
+  serviceOption,
+  stringOption,
+} from '../options.js';
 import { TreeWatch } from '../watch.js';
 
 export default defineCommand({
@@ -28,6 +35,7 @@ Options:
   --image-map <from=to> run image <to> wherever the commission names <from> (repeatable; see heldout run --help)
   --service <name=url|cmd> map an evaluator-owned service the commission declares under \`external\` (repeatable;
                         see heldout run --help)
+  --pricing <file>     pricing table: the round's cost in money (see heldout run --help)
   --out <dir>          this round's report directory (default .heldout/dev/<commission-id>/<run-id>)
   --trials <k>         trials per case (default: the commission's)
   --concurrency <n>    cases at once (default: number of cores)
@@ -38,7 +46,7 @@ Options:
 
 Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission, or round refused (budget spent).`,
   options: declareOptions({
-    string: ['delivery', 'ledger', 'sandbox', 'out', 'trials', 'concurrency'],
+    string: ['delivery', 'ledger', 'sandbox', 'out', 'trials', 'concurrency', 'pricing'],
     strings: ['reporter', 'image-map', 'service'],
     boolean: ['json', 'watch'],
   }),
@@ -53,6 +61,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
     const json = Boolean(values.json);
     const images = imageMapOption(values);
     const services = serviceOption(values);
+    const pricing = pricingOption(values);
     if (json && values.watch) throw new UsageError('dev: --json prints one document; leave it out with --watch');
     // A bad package is refused with every problem before Vitest (and the sandboxes) load.
     await loadCommission(positionals[0]!, { checkModules: true });
@@ -70,6 +79,7 @@ Exit: 0 every dev case passed, 1 some did not, 2 usage error, invalid commission
             sandbox,
             images,
             services,
+            pricing,
             out: stringOption(values, 'out'),
             trials: optionalInteger(values, 'trials', 1),
             concurrency: optionalInteger(values, 'concurrency', 1),

@@ -13,6 +13,7 @@ import {
   imageMapOption,
   numberOption,
   optionalInteger,
+  pricingOption,
   serviceOption,
   stringOption,
 } from '../options.js';
@@ -45,6 +46,9 @@ Options:
   --service <name=url|cmd>  an evaluator-owned service a commission declares under \`external\` (a browser-control
                             service, web search, a case runtime): its URL or command reaches the sandbox under
                             the variables the package documents; repeatable. Unmapped, its cases are infra-errors
+  --pricing <file>          pricing table (YAML or JSON; USD per million tokens by model, see the README): each
+                            model call's cost in the ledger, each case's and row's in the report, and
+                            budgets.usd / budgets.runUsd kept; a model missing from it is said once, never 0
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores; docker caps it at
                             HELDOUT_MAX_SANDBOXES, 2 × engine CPUs by default, and says so)
@@ -83,6 +87,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
       'limit',
       'no-regression-vs',
       'repeat',
+      'pricing',
       ...GATE_OPTIONS,
     ],
     strings: ['reporter', 'delivery', 'case', 'image-map', 'service', 'retry'],
@@ -92,6 +97,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
     if (positionals.length === 0) throw new UsageError('run: name at least one commission directory');
     const images = imageMapOption(values);
     const services = serviceOption(values);
+    const pricing = pricingOption(values);
     const oracle = values.oracle === true;
     const given = (values.delivery as string[] | undefined) ?? [];
     if (oracle && given.length > 0) throw new UsageError('run: --oracle and --delivery exclude each other');
@@ -175,6 +181,7 @@ Without gate options the gate is "every case meets the commission's pass rule", 
         sandbox,
         images,
         ...(services ? { services } : {}),
+        ...(pricing ? { pricing } : {}),
         out: stringOption(values, 'out'),
         concurrency,
         freeze: stringOption(values, 'freeze'),

@@ -1,5 +1,5 @@
 import type { CaseRef, Commission, Split } from '../../commission/index.js';
-import type { Gateway } from '../../gateway/index.js';
+import type { CaseRegistration, Gateway } from '../../gateway/index.js';
 import type { Execution, ImageSubstitution, SandboxBackend, SandboxSpec } from '../../sandbox/index.js';
 import type { Phase } from '../grading-context.js';
 import type { CaseGrade, PatchedTree } from '../types.js';
@@ -33,6 +33,8 @@ export interface CaseRunContext {
   gateway: Pick<Gateway, 'socketPath' | 'roles' | 'registerCase'>;
   /** The case's key in the gateway. */
   caseKey: string;
+  /** The run's usd budget its evaluator-role registrations (the user simulator) share with the delivery (issue 34). */
+  run?: CaseRegistration['run'];
   /** Images the run substituted for the commission's (an image map): harbor replays a Dockerfile not built. */
   substitutedImages?: ImageSubstitution[];
 }

@@ -197,6 +197,7 @@ export async function runToolAgentTrial(input: CaseRunContext): Promise<CaseRun>
       trial,
       role: 'user',
       budgets: { calls: ta.maxSteps + 1, tokens: null, wallSeconds: cfg.budgets.wallSeconds },
+      ...(input.run ? { run: input.run } : {}),
     });
     relay = await loopbackRelay(input.gateway.socketPath);
     user = llmUser({ baseURL: `http://127.0.0.1:${relay.port}/v1`, apiKey: reg.token, model: role.model });
