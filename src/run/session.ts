@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type CaseRef, type Commission, externalServiceEnv, type Split } from '../commission/index.js';
+import { type CaseRef, type Commission, externalServiceEnv, type Split, serviceVariable } from '../commission/index.js';
 import { attachmentFor, type Gateway, startGateway } from '../gateway/index.js';
 import {
   type CaseGrade,
@@ -20,6 +20,7 @@ import {
   type Execution,
   installSignalCleanup,
   outputLimits,
+  relayNonce,
   resolveSandbox,
   type SandboxBackend,
   type SandboxSpec,
@@ -31,6 +32,7 @@ import { devStringsFor, heldoutLeakFor } from './delivery-scans.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
+import { type CaseRelays, planCaseServices, relayFailure, startCaseRelays } from './service-relays.js';
 import { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
@@ -281,8 +283,13 @@ export class RunSession {
       out: outputLimits(cfg.budgets.outputBytes),
     };
 
+    const plan = planCaseServices(cfg.external, this.options.services ?? {}, ext.env, serviceVariable);
+    const attachment = attachmentFor(gateway, registered);
+    let relays: CaseRelays | null = null;
     let execution: Execution;
     try {
+      // Mapped URL services (issue 30): a host relay per service, reached from the sandbox like the gateway.
+      if (plan.relays.length) relays = await startCaseRelays(plan.relays, attachment.relayScript);
       const pod = await env.servicesFor(caseRef);
       substitutedImages = [...env.substituted, ...pod.substituted];
       const spec: SandboxSpec = {
@@ -296,10 +303,12 @@ export class RunSession {
         assetsDir: caseRef.assetsDir,
         outputDir,
         evaluatorPaths: this.evaluatorPaths(commission, caseRef),
-        env: { ...cfg.sandbox.env, ...ext.env },
+        env: { ...cfg.sandbox.env, ...plan.env },
         limits,
         // A commission with no model budget runs without the gateway where none can be attached (remote engines).
-        gateway: { ...attachmentFor(gateway, registered), required: cfg.budgets.modelCalls > 0 },
+        gateway: { ...attachment, required: cfg.budgets.modelCalls > 0 },
+        ...(relays ? { serviceRelays: relays.relays } : {}),
+        ...(plan.mounts.length ? { mounts: plan.mounts } : {}),
         ...(pod.services.length ? { services: pod.services, serviceLogDir: `${outputDir}.services` } : {}),
       };
       const runCase = family.runCase ?? plainRun;
@@ -314,10 +323,17 @@ export class RunSession {
       }
       execution = ran.execution;
       services = execution.services;
+      const down = relays && relayFailure(execution, relays.relays, relayNonce(spec));
+      if (down) {
+        guarded.settle();
+        return meta(stoppedGrade(caseRef, split, trial, 'infra-error', down));
+      }
     } catch (err) {
       guarded.settle();
       if (guarded.refused) throw new Error(guarded.refused);
       return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
+    } finally {
+      await relays?.close();
     }
 
     // The delivery must still be what was digested (and frozen) after every case (DESIGN §6). If it changed, this

@@ -46,6 +46,21 @@ export interface GatewayAttachment {
   required?: boolean;
 }
 
+/**
+ * An evaluator-owned service mapped to a host URL (issue 30), reached like the gateway: the host's Unix socket
+ * `socketPath` (piped to the URL's host:port) bind-mounted in, the relay script listening on 127.0.0.1:<port>.
+ */
+export interface ServiceRelay {
+  /** The service's name (the commission's `external`): how a relay that does not start is named. */
+  name: string;
+  socketPath: string;
+  relayScript: string;
+  /** Loopback port inside the sandbox; `env` names it as `127.0.0.1:<port>`. */
+  port: number;
+  /** The variables the package documents, set to the in-sandbox URL. */
+  env: Record<string, string>;
+}
+
 /** How a case service says it is ready, polled from inside the pod until the service's deadline (issue 19). */
 export type ServiceReady =
   /** An HTTP GET of `http://127.0.0.1:<port><path>` answers below 500. */
@@ -104,6 +119,8 @@ export interface SandboxSpec {
   env?: Record<string, string>;
   limits: SandboxLimits;
   gateway?: GatewayAttachment;
+  /** Mapped URL services relayed in (issue 30); a backend that cannot relay them refuses the case naming them. */
+  serviceRelays?: ServiceRelay[];
   /** Further read-only (or writable) mounts, e.g. the patched tree for an evaluator command. */
   mounts?: { hostPath: string; containerPath: string; readOnly: boolean }[];
   /**

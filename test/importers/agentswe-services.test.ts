@@ -198,9 +198,11 @@ describe('heldout run on the imported desktop-gui-automation fixture', () => {
   /** A delivery whose run_agent.py writes `files` only when the mapped service reached it under the documented names. */
   function delivery(files: string[]): string {
     const d = tmp('gui-delivery');
-    const py = `import json, os, sys
+    // The mapped URL reaches the sandbox as its relay's loopback address (agentswe-service-relay.test.ts).
+    const py = `import json, os, re, sys
 out = sys.argv[sys.argv.index('--output') + 1]
-if os.environ.get('GUI_CONTROL_URL') != 'http://127.0.0.1:9/' or os.environ.get('GUI_FIXTURE_URL') != 'http://127.0.0.1:9/' or os.environ.get('GUI_CONTROL_TOKEN') != 'cap-token':
+local = lambda v: re.fullmatch(r'http://127\\.0\\.0\\.1:[0-9]+/', os.environ.get(v, ''))
+if not local('GUI_CONTROL_URL') or os.environ.get('GUI_FIXTURE_URL') != os.environ.get('GUI_CONTROL_URL') or os.environ.get('GUI_CONTROL_TOKEN') != 'cap-token':
     sys.exit('GUI_CONTROL_URL/GUI_CONTROL_TOKEN absent')
 for f in ${JSON.stringify(files)}:
     open(os.path.join(out, f), 'w').write(json.dumps({'case_id': 'test_001'}) if f.endswith('.json') else 'png')
