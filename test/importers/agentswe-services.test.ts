@@ -1,6 +1,7 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import {
   externalServiceEnv,
   externalServiceSchema,
@@ -239,7 +240,11 @@ for f in ${JSON.stringify(files)}:
 
   test('mapped, the delivery gets the URL and token under their documented names and is graded', async () => {
     const env = { ...noJudge, GUI_CONTROL_TOKEN: 'cap-token' };
-    const map = ['--service', 'gui-control=http://127.0.0.1:9/'];
+    // Something must answer where the service is mapped (a target that does not is the evaluator's gap).
+    const answering = net.createServer((c) => c.end());
+    await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
+    onTestFinished(() => answering.close());
+    const map = ['--service', `gui-control=http://127.0.0.1:${(answering.address() as AddressInfo).port}/`];
     const [ok] = await cases(delivery(all), map, env);
     // Past every gate; unscored only for want of a judge model.
     expect([ok!.status, ok!.gate]).toEqual(['unscored', null]);
