@@ -243,7 +243,9 @@ for f in ${JSON.stringify(files)}:
     // Something must answer where the service is mapped (a target that does not is the evaluator's gap).
     const answering = net.createServer((c) => c.end());
     await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
-    onTestFinished(() => answering.close());
+    onTestFinished(() => {
+      answering.close();
+    });
     const map = ['--service', `gui-control=http://127.0.0.1:${(answering.address() as AddressInfo).port}/`];
     const [ok] = await cases(delivery(all), map, env);
     // Past every gate; unscored only for want of a judge model.
