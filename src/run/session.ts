@@ -283,11 +283,11 @@ export class RunSession {
       out: outputLimits(cfg.budgets.outputBytes),
     };
 
-    const plan = planCaseServices(cfg.external, this.options.services ?? {}, ext.env, serviceVariable);
     const attachment = attachmentFor(gateway, registered);
     let relays: CaseRelays | null = null;
     let execution: Execution;
     try {
+      const plan = planCaseServices(cfg.external, this.options.services ?? {}, ext.env, serviceVariable);
       // Mapped URL services (issue 30): a host relay per service, reached from the sandbox like the gateway.
       if (plan.relays.length) relays = await startCaseRelays(plan.relays, attachment.relayScript);
       const pod = await env.servicesFor(caseRef);

@@ -65,6 +65,6 @@ export const relayNonce = (spec: { serviceRelays?: { socketPath: string }[] }) =
 
 /** Why a backend whose sandboxes cannot bind this host's sockets refuses mapped URL services (by name). */
 export const relaysRefused = (spec: { serviceRelays?: { name: string }[] }, where: string) =>
-  `sandbox: the mapped service${(spec.serviceRelays ?? []).length > 1 ? 's' : ''} ` +
+  `the mapped service${(spec.serviceRelays ?? []).length > 1 ? 's' : ''} ` +
   `${(spec.serviceRelays ?? []).map((r) => `"${r.name}"`).join(', ')} cannot be relayed to sandboxes on ${where}: ` +
   "the relay's Unix socket is on this host. Run the case on a local engine (--sandbox docker|podman|process)";

@@ -16,7 +16,7 @@ import {
   startCaseRelays,
 } from '../../src/run/service-relays.js';
 import { RELAY_FAILED_EXIT, relayWrapper } from '../../src/sandbox/gateway-wrapper.js';
-import { dockerBackend } from '../../src/sandbox/index.js';
+import { createDockerBackend, dockerBackend, type SandboxSpec, swarmBackend } from '../../src/sandbox/index.js';
 import { heldout } from '../helpers/cli.js';
 import { agentsweFixtures, tmp } from './helpers.js';
 
@@ -107,6 +107,35 @@ describe('which URL is relayed where', () => {
 });
 
 const onDocker = await dockerBackend.available();
+
+describe("backends that cannot bind this host's sockets refuse by name", () => {
+  function spec(): SandboxSpec {
+    const d = tmp('relay-refused');
+    writeFileSync(path.join(d, 'input.md'), 'x');
+    chmodSync(d, 0o755);
+    return {
+      runId: 'relay-refused',
+      caseId: 'test_001',
+      trial: 1,
+      command: 'true',
+      deliveryDir: d,
+      inputPath: path.join(d, 'input.md'),
+      assetsDir: null,
+      outputDir: path.join(d, 'out'),
+      limits: { wallSeconds: 30, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+      serviceRelays: [{ name: 'gui-control', socketPath: '/s.sock', relayScript: '/r.mjs', port: 4142, env: {} }],
+    };
+  }
+  const refused = /the mapped service "gui-control" cannot be relayed to .*Unix socket is on this host/;
+
+  test('swarm', async () => {
+    await expect(swarmBackend.run(spec())).rejects.toThrow(refused);
+  });
+
+  test.skipIf(!onDocker)('a docker engine reached through archive transfer (a remote one)', async () => {
+    await expect(createDockerBackend({ transfer: 'archive' }).run(spec())).rejects.toThrow(refused);
+  });
+});
 
 describe('heldout run with --service gui-control=<a host URL>', () => {
   let dir: string;

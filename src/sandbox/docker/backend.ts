@@ -185,7 +185,8 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
       if (!hold) release = await gate.acquire(options.signal);
       await prepareOutputDir(spec.outputDir);
       const gw = this.gateway(spec);
-      if (this.archive && spec.serviceRelays?.length) throw new Error(relaysRefused(spec, engineWhere(this.docker)));
+      if (this.archive && spec.serviceRelays?.length)
+        throw new Error(`sandbox ${this.name}: ${relaysRefused(spec, `the engine ${engineWhere(this.docker)}`)}`);
       const staged = this.archive
         ? await stageArchive(this.docker, spec, image, gw, this.options.gatewaySocketOnEngine)
         : await stageBind(spec);

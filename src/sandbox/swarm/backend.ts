@@ -149,8 +149,7 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
     options.signal?.throwIfAborted();
     if (spec.services?.length) throw new Error(SERVICES_REFUSED);
     // Tasks run on any node of the swarm: this host's relay sockets are not there.
-    if (spec.serviceRelays?.length)
-      throw new Error(relaysRefused(spec, 'a swarm').replace('sandbox:', 'sandbox swarm:'));
+    if (spec.serviceRelays?.length) throw new Error(`sandbox swarm: ${relaysRefused(spec, 'a swarm')}`);
     await access(spec.inputPath, fsConstants.R_OK);
     let release: (() => void) | null = null;
     try {
