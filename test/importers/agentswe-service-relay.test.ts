@@ -16,7 +16,13 @@ import {
   startCaseRelays,
 } from '../../src/run/service-relays.js';
 import { RELAY_FAILED_EXIT, relayWrapper } from '../../src/sandbox/gateway-wrapper.js';
-import { createDockerBackend, dockerBackend, type SandboxSpec, swarmBackend } from '../../src/sandbox/index.js';
+import {
+  createDockerBackend,
+  dockerBackend,
+  podmanBackend,
+  type SandboxSpec,
+  swarmBackend,
+} from '../../src/sandbox/index.js';
 import { heldout } from '../helpers/cli.js';
 import { agentsweFixtures, tmp } from './helpers.js';
 
@@ -107,6 +113,8 @@ describe('which URL is relayed where', () => {
 });
 
 const onDocker = await dockerBackend.available();
+// Podman is the same container backend on its own engine (CI starts one; skipped here without it).
+const onPodman = await podmanBackend.available();
 
 describe("backends that cannot bind this host's sockets refuse by name", () => {
   function spec(): SandboxSpec {
@@ -197,8 +205,9 @@ for f in ['automation_result.json', 'initial_state.png', 'decisive_step.png', 'f
     return { c, out, r };
   }
 
-  for (const sandbox of ['docker', 'process']) {
-    test.skipIf(sandbox === 'docker' && !onDocker)(
+  const skip: Record<string, boolean> = { docker: !onDocker, podman: !onPodman, process: false };
+  for (const sandbox of ['docker', 'podman', 'process']) {
+    test.skipIf(skip[sandbox])(
       `on ${sandbox}: the delivery reaches the service and passes its gates; nothing else of the host`,
       async () => {
         seen.length = 0;

@@ -42,8 +42,9 @@ Options:
                             skipped); repeatable, over the commission's own \`images\`; the report names each
                             substitution on every row it affects
   --service <name=url|cmd>  an evaluator-owned service a commission declares under \`external\` (a browser-control
-                            service, web search, a case runtime): its URL or command reaches the sandbox under
-                            the variables the package documents; repeatable. Unmapped, its cases are infra-errors
+                            service, web search, a case runtime): a URL served on this host is relayed into the
+                            sandbox (127.0.0.1:4142…) and a command must exist there, each under the variables the
+                            package documents; repeatable. Unmapped, or nothing answering, its cases are infra-errors
   --out <dir>               report directory (default reports/<run-id>)
   --concurrency <n>         cases at once per commission (default: number of cores; docker caps it at
                             HELDOUT_MAX_SANDBOXES, 2 × engine CPUs by default, and says so)
