@@ -30,8 +30,10 @@ const tcpLocal = (port: number) => `0100007F:${port.toString(16).toUpperCase().p
  */
 export function relayWrapper(command: string, relays: WrappedRelay[], nonce = '', node = 'node'): string {
   const lines: string[] = [];
-  for (const r of relays) lines.push(`${shQuote(node)} ${shQuote(r.script)} ${r.port} ${shQuote(r.socket)} &`);
-  const wait = (port: number) => [
+  for (const [i, r] of relays.entries())
+    lines.push(`${shQuote(node)} ${shQuote(r.script)} ${r.port} ${shQuote(r.socket)} &`, `heldout_p${i}=$!`);
+  // A relay that has exited (its script or node missing, its port taken) ends the wait at once.
+  const wait = (port: number, i: number) => [
     `heldout_i=0`,
     `while [ "$heldout_i" -lt 200 ]; do`,
     `  heldout_up=0`,
@@ -39,18 +41,20 @@ export function relayWrapper(command: string, relays: WrappedRelay[], nonce = ''
     `    if [ "$heldout_l" = "${tcpLocal(port)}" ] && [ "$heldout_st" = "0A" ]; then heldout_up=1; fi`,
     `  done < /proc/net/tcp`,
     `  [ "$heldout_up" = 1 ] && break`,
+    `  kill -0 "$heldout_p${i}" 2>/dev/null || break`,
     `  sleep 0.02 2>/dev/null || sleep 1`,
     `  heldout_i=$((heldout_i + 1))`,
     `done`,
   ];
-  for (const r of relays) {
-    lines.push(...wait(r.port));
+  for (const [i, r] of relays.entries()) {
+    lines.push(...wait(r.port, i));
     if (r.service !== undefined)
       lines.push(
         `if [ "$heldout_up" != 1 ]; then echo ${shQuote(relayFailureMarker(nonce, r.service))} >&2; exit ${RELAY_FAILED_EXIT}; fi`,
       );
   }
-  lines.push(`unset heldout_i heldout_up heldout_l heldout_st`, command);
+  const pids = relays.map((_, i) => ` heldout_p${i}`).join('');
+  lines.push(`unset heldout_i heldout_up heldout_l heldout_st${pids}`, command);
   return lines.join('\n');
 }
 
