@@ -116,6 +116,43 @@ const onDocker = await dockerBackend.available();
 // Podman is the same container backend on its own engine (CI starts one; skipped here without it).
 const onPodman = await podmanBackend.available();
 
+test.skipIf(!onDocker)(
+  'a mapped command that is a file on this host runs in a container at its documented path',
+  async () => {
+    const d = tmp('case-runtime');
+    const runCase = path.join(d, 'run_case');
+    writeFileSync(runCase, '#!/bin/sh\necho "ran $1" > "$HELDOUT_OUTPUT/runtime.txt"\n');
+    chmodSync(runCase, 0o755);
+    writeFileSync(path.join(d, 'input.md'), 'x');
+    chmodSync(d, 0o755);
+    const contract = '/opt/agentswe-case/run_case';
+    const env = { [serviceVariable('case-runtime')]: contract };
+    // The plan mounts a host file at its own path; here a temp file stands in for the contract's, which this host lacks.
+    const plan = planCaseServices(
+      [{ name: 'case-runtime', env: [] }],
+      { 'case-runtime': runCase },
+      { [serviceVariable('case-runtime')]: runCase },
+      serviceVariable,
+    );
+    expect(plan.mounts).toEqual([{ hostPath: runCase, containerPath: runCase, readOnly: true }]);
+    const x = await dockerBackend.run({
+      runId: 'svc-relay-cmd',
+      caseId: 'test_001',
+      trial: 1,
+      command: `"$HELDOUT_SERVICE_CASE_RUNTIME" tamper_seed`,
+      deliveryDir: d,
+      inputPath: path.join(d, 'input.md'),
+      assetsDir: null,
+      outputDir: path.join(d, 'out'),
+      env,
+      limits: { wallSeconds: 60, memoryMb: 256, cpus: 1, pids: 64, outputBytes: 1 << 20 },
+      mounts: [{ ...plan.mounts[0]!, containerPath: contract }],
+    });
+    expect(x.exitCode, x.stderr).toBe(0);
+    expect(readFileSync(path.join(d, 'out/runtime.txt'), 'utf8')).toBe('ran tamper_seed\n');
+  },
+);
+
 describe("backends that cannot bind this host's sockets refuse by name", () => {
   function spec(): SandboxSpec {
     const d = tmp('relay-refused');
