@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseServiceMap } from '../commission/index.js';
 import { readPricing } from '../gateway/index.js';
+import { relayedUrl } from '../run/index.js';
 import { parseImageMap } from '../sandbox/index.js';
 import { type Options, UsageError } from './command.js';
 
@@ -89,6 +90,13 @@ export function serviceOption(values: Record<string, unknown>): Record<string, s
   const raw = values.service;
   if (raw === undefined) return undefined;
   const { map, problems } = parseServiceMap(Array.isArray(raw) ? (raw as string[]) : [String(raw)]);
+  for (const [name, value] of Object.entries(map)) {
+    try {
+      relayedUrl(name, value);
+    } catch (err) {
+      problems.push((err as Error).message.replace(/^--service /, ''));
+    }
+  }
   if (problems.length) throw new UsageError(`--service: ${problems.join('; ')}`);
   return map;
 }

@@ -83,7 +83,7 @@ export function externalServicesFrom(
     const fixed = uniq([...body.matchAll(/`(?:POST |GET )?(https?:\/\/[^`\s]+)`/g)].map((m) => m[1]!));
     if (fixed.length)
       note(
-        `service "${name}": the package documents the fixed endpoint ${fixed.join(', ')}, which AgentSWE's harness serves; heldout's sandbox has loopback only, so a delivery reaches the mapped service through HELDOUT_SERVICE_${name.toUpperCase().replace(/-/g, '_')} (or a case service on loopback), not at that address`,
+        `service "${name}": the package documents the fixed endpoint ${fixed.join(', ')}, which AgentSWE's harness serves; heldout's sandbox has loopback only, so a delivery reaches the mapped service through HELDOUT_SERVICE_${name.toUpperCase().replace(/-/g, '_')} (the mapped URL, relayed to its loopback), not at that address`,
       );
     out.push({
       name,

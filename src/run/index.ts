@@ -5,6 +5,7 @@ export { type HeldoutLeak, scanHeldoutLeak } from './heldout-leak.js';
 export { classesOf, DEFAULT_RETRY, keepsRecord, parseRetryClasses, withAttempts } from './retry.js';
 export { RETRY_CLASSES, type RetryClass } from './retry-classes.js';
 export { newRunId } from './run-id.js';
+export { relayedUrl } from './service-relays.js';
 export { RunSession, type RunSessionOptions } from './session.js';
 export { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 export * from './types.js';

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type CaseRef, type Commission, externalServiceEnv, type Split } from '../commission/index.js';
+import { type CaseRef, type Commission, externalServiceEnv, type Split, serviceVariable } from '../commission/index.js';
 import { attachmentFor, type Gateway, type PricingTable, readPricing, startGateway } from '../gateway/index.js';
 import {
   type CaseGrade,
@@ -20,6 +20,7 @@ import {
   type Execution,
   installSignalCleanup,
   outputLimits,
+  relayNonce,
   resolveSandbox,
   type SandboxBackend,
   type SandboxSpec,
@@ -30,11 +31,13 @@ import { pricedJudge, runPurseId, withCost } from './case-cost.js';
 import { caseOutputPath } from './case-path.js';
 import { devStringsFor, heldoutLeakFor } from './delivery-scans.js';
 import { type PreparedEnvironment, prepareEnvironment } from './environment.js';
+import { evaluatorCommand, evaluatorPaths } from './evaluator-command.js';
 import { notStopping, sweepDeadRuns } from './lifecycle.js';
 import { changedSince, type Prepared, prepareDelivery } from './prepared-delivery.js';
 import { withRepeats } from './repeats.js';
 import { keepsRecord, readRecord, withAttempts } from './retry.js';
 import type { RetryClass } from './retry-classes.js';
+import { type CaseRelays, planCaseServices, relayFailure, startCaseRelays } from './service-relays.js';
 import { type GuardedTurn, guardedTurn, turnOf, withTurns } from './turns.js';
 import type { CaseMeta, DeliveryRef, SuitePlan } from './types.js';
 
@@ -307,8 +310,13 @@ export class RunSession {
       out: outputLimits(cfg.budgets.outputBytes),
     };
 
+    const attachment = attachmentFor(gateway, registered);
+    let relays: CaseRelays | null = null;
     let execution: Execution;
     try {
+      const plan = planCaseServices(cfg.external, this.options.services ?? {}, ext.env, serviceVariable);
+      // Mapped URL services (issue 30): a host relay per service, reached from the sandbox like the gateway.
+      if (plan.relays.length) relays = await startCaseRelays(plan.relays, attachment.relayScript);
       const pod = await env.servicesFor(caseRef);
       substitutedImages = [...env.substituted, ...pod.substituted];
       const spec: SandboxSpec = {
@@ -321,11 +329,13 @@ export class RunSession {
         inputPath: caseRef.inputPath,
         assetsDir: caseRef.assetsDir,
         outputDir,
-        evaluatorPaths: this.evaluatorPaths(commission, caseRef),
-        env: { ...cfg.sandbox.env, ...ext.env },
+        evaluatorPaths: evaluatorPaths(commission, caseRef, this.options),
+        env: { ...cfg.sandbox.env, ...plan.env },
         limits,
         // A commission with no model budget runs without the gateway where none can be attached (remote engines).
-        gateway: { ...attachmentFor(gateway, registered), required: cfg.budgets.modelCalls > 0 },
+        gateway: { ...attachment, required: cfg.budgets.modelCalls > 0 },
+        ...(relays ? { serviceRelays: relays.relays } : {}),
+        ...(plan.mounts.length ? { mounts: plan.mounts } : {}),
         ...(pod.services.length ? { services: pod.services, serviceLogDir: `${outputDir}.services` } : {}),
       };
       const runCase = family.runCase ?? plainRun;
@@ -341,10 +351,17 @@ export class RunSession {
       }
       execution = ran.execution;
       services = execution.services;
+      const down = relays && relayFailure(execution, relays.relays, relayNonce(spec));
+      if (down) {
+        guarded.settle();
+        return meta(stoppedGrade(caseRef, split, trial, 'infra-error', down));
+      }
     } catch (err) {
       guarded.settle();
       if (guarded.refused) throw new Error(guarded.refused);
       return meta(stoppedGrade(caseRef, split, trial, 'infra-error', `sandbox: ${(err as Error).message}`));
+    } finally {
+      await relays?.close();
     }
 
     // The delivery must still be what was digested (and frozen) after every case (DESIGN §6). If it changed, this
@@ -371,7 +388,9 @@ export class RunSession {
     const usage = gateway.usage(caseKey, trial);
     const runCommand: CommandRunner = (command, { image, ...opts }) => {
       ({ image, substituted: substitutedImages } = env.imageFor(image, 'command check', substitutedImages));
-      return this.evaluatorCommand(backend, command, { ...opts, image }, caseRef, trial, runDir, commission);
+      const hidden = evaluatorPaths(commission, caseRef, this.options);
+      const run = { backend, runId: this.options.runId, caseRef, trial, runDir, hidden };
+      return this.limit(() => evaluatorCommand(run, command, { ...opts, image }));
     };
     const grade = await gradeCase({
       commission,
@@ -387,53 +406,6 @@ export class RunSession {
       tree,
     });
     return meta(withCost(this.pricing, grade, ledger, gateway, caseKey, trial), execution.weakerIsolation);
-  }
-
-  /**
-   * Runs an evaluator-side command (hidden tests, the μ_reg suite, Harbor's test.sh) in a sandbox of its own: the
-   * tree read-only at {tree} (= {delivery}), the grader's scratch copy of the case outputs writable at {output}.
-   */
-  private async evaluatorCommand(
-    backend: SandboxBackend,
-    command: string,
-    opts: Parameters<CommandRunner>[1],
-    caseRef: CaseRef,
-    trial: number,
-    runDir: string,
-    commission: Commission,
-  ) {
-    const exec = await this.limit(() =>
-      backend.run({
-        runId: this.options.runId,
-        caseId: `${caseRef.id}-eval`,
-        trial,
-        image: opts.image,
-        command: command.replaceAll('{tree}', '{delivery}'),
-        deliveryDir: opts.mounts.tree ?? runDir,
-        inputPath: caseRef.inputPath,
-        assetsDir: caseRef.assetsDir,
-        outputDir: opts.mounts.output,
-        // The evaluator's command runs the delivery's code (hidden tests of a patched tree): the same things stay hidden.
-        evaluatorPaths: this.evaluatorPaths(commission, caseRef),
-        limits: { wallSeconds: opts.timeoutSeconds, memoryMb: 1024, cpus: 1, pids: 256, outputBytes: 1024 * 1024 },
-      }),
-    );
-    return {
-      exitCode: exec.timedOut ? null : exec.exitCode,
-      stdout: exec.stdout,
-      stderr: exec.stderr,
-      outputDir: opts.mounts.output,
-    };
-  }
-
-  /**
-   * What of the evaluator a delivery must not see: the commission (rubric, truth, other cases), the cases' own
-   * directory (which may live outside it), this run's report directory (records, ledger) and the judge cache.
-   */
-  private evaluatorPaths(commission: Commission, caseRef: CaseRef): string[] {
-    const paths = [commission.dir, path.dirname(path.dirname(caseRef.inputPath)), this.options.out];
-    if (this.options.judgeCache) paths.push(this.options.judgeCache);
-    return [...new Set(paths.map((p) => path.resolve(p)))];
   }
 
   /** Stops the gateway and removes scratch space; containers are already gone case by case. */

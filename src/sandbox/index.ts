@@ -28,6 +28,7 @@ export { type RuntimeRecipe, runtimeRecipe } from './docker/runtime-recipe.js';
 export { type DockerfileBases, dockerfileBases } from './dockerfile.js';
 export { isIgnored, parseDockerignore } from './dockerignore.js';
 export { type ExecutionGate, gateFromExecution } from './gate.js';
+export { RELAY_FAILED_EXIT, relayFailureMarker, relayNonce } from './gateway-wrapper.js';
 export {
   type ImageMap,
   type ImageSubstitution,
@@ -74,6 +75,7 @@ export type {
   SandboxSpec,
   ServiceReady,
   ServiceRecord,
+  ServiceRelay,
   ServiceSpec,
   Turn,
 } from './types.js';

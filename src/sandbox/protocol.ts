@@ -3,10 +3,10 @@
  * implements these shapes for its own names; `types.ts` gives them the names of the registered backends.
  */
 import type { OutputLimits } from './output-limits.js';
-import type { GatewayAttachment, ServiceRecord, ServiceSpec } from './services.js';
+import type { GatewayAttachment, ServiceRecord, ServiceRelay, ServiceSpec } from './services.js';
 import type { TrialContainer, TrialSpec } from './trial.js';
 
-export type { GatewayAttachment, ServiceReady, ServiceRecord, ServiceSpec } from './services.js';
+export type { GatewayAttachment, ServiceReady, ServiceRecord, ServiceRelay, ServiceSpec } from './services.js';
 
 export type { TrialContainer, TrialExecOptions, TrialExecResult, TrialImage, TrialSpec } from './trial.js';
 
@@ -50,6 +50,8 @@ export interface SandboxSpec {
   env?: Record<string, string>;
   limits: SandboxLimits;
   gateway?: GatewayAttachment;
+  /** Mapped URL services relayed in (issue 30); a backend that cannot relay them refuses the case naming them. */
+  serviceRelays?: ServiceRelay[];
   /** Further read-only (or writable) mounts, e.g. the patched tree for an evaluator command. */
   mounts?: { hostPath: string; containerPath: string; readOnly: boolean }[];
   /**

@@ -67,3 +67,18 @@ export interface ServiceRecord {
   readyMs: number;
   log: string | null;
 }
+
+/**
+ * An evaluator-owned service mapped to a host URL (issue 30), reached like the gateway: the host's Unix socket
+ * `socketPath` (piped to the URL's host:port) bind-mounted in, the relay script listening on 127.0.0.1:<port>.
+ */
+export interface ServiceRelay {
+  /** The service's name (the commission's `external`): how a relay that does not start is named. */
+  name: string;
+  socketPath: string;
+  relayScript: string;
+  /** Loopback port inside the sandbox; `env` names it as `127.0.0.1:<port>`. */
+  port: number;
+  /** The variables the package documents, set to the in-sandbox URL. */
+  env: Record<string, string>;
+}

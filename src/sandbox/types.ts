@@ -16,6 +16,7 @@ export type {
   SandboxSpec,
   ServiceReady,
   ServiceRecord,
+  ServiceRelay,
   ServiceSpec,
   Turn,
 } from './protocol.js';

@@ -1,6 +1,7 @@
 import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import {
   externalServiceEnv,
   externalServiceSchema,
@@ -198,9 +199,11 @@ describe('heldout run on the imported desktop-gui-automation fixture', () => {
   /** A delivery whose run_agent.py writes `files` only when the mapped service reached it under the documented names. */
   function delivery(files: string[]): string {
     const d = tmp('gui-delivery');
-    const py = `import json, os, sys
+    // The mapped URL reaches the sandbox as its relay's loopback address (agentswe-service-relay.test.ts).
+    const py = `import json, os, re, sys
 out = sys.argv[sys.argv.index('--output') + 1]
-if os.environ.get('GUI_CONTROL_URL') != 'http://127.0.0.1:9/' or os.environ.get('GUI_FIXTURE_URL') != 'http://127.0.0.1:9/' or os.environ.get('GUI_CONTROL_TOKEN') != 'cap-token':
+local = lambda v: re.fullmatch(r'http://127\\.0\\.0\\.1:[0-9]+/', os.environ.get(v, ''))
+if not local('GUI_CONTROL_URL') or os.environ.get('GUI_FIXTURE_URL') != os.environ.get('GUI_CONTROL_URL') or os.environ.get('GUI_CONTROL_TOKEN') != 'cap-token':
     sys.exit('GUI_CONTROL_URL/GUI_CONTROL_TOKEN absent')
 for f in ${JSON.stringify(files)}:
     open(os.path.join(out, f), 'w').write(json.dumps({'case_id': 'test_001'}) if f.endswith('.json') else 'png')
@@ -237,7 +240,13 @@ for f in ${JSON.stringify(files)}:
 
   test('mapped, the delivery gets the URL and token under their documented names and is graded', async () => {
     const env = { ...noJudge, GUI_CONTROL_TOKEN: 'cap-token' };
-    const map = ['--service', 'gui-control=http://127.0.0.1:9/'];
+    // Something must answer where the service is mapped (a target that does not is the evaluator's gap).
+    const answering = net.createServer((c) => c.end());
+    await new Promise<void>((r) => answering.listen(0, '127.0.0.1', r));
+    onTestFinished(() => {
+      answering.close();
+    });
+    const map = ['--service', `gui-control=http://127.0.0.1:${(answering.address() as AddressInfo).port}/`];
     const [ok] = await cases(delivery(all), map, env);
     // Past every gate; unscored only for want of a judge model.
     expect([ok!.status, ok!.gate]).toEqual(['unscored', null]);

@@ -44,8 +44,9 @@ Options:
                             skipped); repeatable, over the commission's own \`images\`; the report names each
                             substitution on every row it affects
   --service <name=url|cmd>  an evaluator-owned service a commission declares under \`external\` (a browser-control
-                            service, web search, a case runtime): its URL or command reaches the sandbox under
-                            the variables the package documents; repeatable. Unmapped, its cases are infra-errors
+                            service, web search, a case runtime): a URL served on this host is relayed into the
+                            sandbox (127.0.0.1:4142…) and a command must exist there, each under the variables the
+                            package documents; repeatable. Unmapped, or nothing answering, its cases are infra-errors
   --pricing <file>          pricing table (YAML or JSON; USD per million tokens by model, see the README): each
                             model call's cost in the ledger, each case's and row's in the report, and
                             budgets.usd / budgets.runUsd kept; a model missing from it is said once, never 0

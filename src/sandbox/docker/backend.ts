@@ -26,7 +26,7 @@ import { access, constants as fsConstants } from 'node:fs/promises';
 import os from 'node:os';
 import type Docker from 'dockerode';
 import { capture, endedExecution } from '../execution.js';
-import { gatewayWrapper } from '../gateway-wrapper.js';
+import { relayNonce, relaysRefused, relayWrapper, type WrappedRelay } from '../gateway-wrapper.js';
 import { stripUnsafeModes, trimOutputs, watchOutputs } from '../output-limits.js';
 import type {
   BackendOf,
@@ -66,7 +66,7 @@ import { buildOnEngine } from './image-build.js';
 import { trackContainer, untrackContainer } from './live-containers.js';
 import { type Pod, startPod } from './pod.js';
 import { buildRuntimeImage, ensureRuntimeImage, RUNTIME_IMAGE } from './runtime-image.js';
-import { type Staged, stageArchive, stageBind } from './stage.js';
+import { type Staged, serviceSocket, stageArchive, stageBind } from './stage.js';
 import { openDockerTrial } from './trial.js';
 
 export type { DockerBackendOptions } from './backend-options.js';
@@ -185,6 +185,8 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
       if (!hold) release = await gate.acquire(options.signal);
       await prepareOutputDir(spec.outputDir);
       const gw = this.gateway(spec);
+      if (this.archive && spec.serviceRelays?.length)
+        throw new Error(`sandbox ${this.name}: ${relaysRefused(spec, `the engine ${engineWhere(this.docker)}`)}`);
       const staged = this.archive
         ? await stageArchive(this.docker, spec, image, gw, this.options.gatewaySocketOnEngine)
         : await stageBind(spec);
@@ -244,7 +246,10 @@ class DockerBackend<N extends string, K extends string> implements BackendOf<N, 
     const limits = spec.limits;
     // Held: the shell waits (after the relay is up) for the line the turn sends on stdin; the command gets /dev/null.
     const command = `${hold ? HOLD_LINE : ''}${fillPlaceholders(spec.command, CONTAINER_PATHS)}`;
-    const script = gw ? gatewayWrapper(command, gw.port, staged.relay, GATEWAY_PATHS.socket) : command;
+    const relays: WrappedRelay[] = gw ? [{ port: gw.port, script: staged.relay, socket: GATEWAY_PATHS.socket }] : [];
+    for (const r of spec.serviceRelays ?? [])
+      relays.push({ port: r.port, script: staged.relay, socket: serviceSocket(r.name), service: r.name });
+    const script = relays.length ? relayWrapper(command, relays, relayNonce(spec)) : command;
     const ncpu = await this.ncpu!;
     const memory = Math.floor(limits.memoryMb * 1024 * 1024);
     const tmpMb = this.options.tmpMb ?? 64;

@@ -42,6 +42,8 @@ export const GATEWAY_PATHS = {
   socket: '/gateway/gateway.sock',
   relay: '/gateway/relay.mjs',
   relayDir: '/gateway/relay',
+  /** A mapped service's socket (issue 30): `${services}/<name>.sock`. */
+  services: '/gateway/services',
 } as const;
 
 /** A backend's options with the gateway socket's path on the engine host from HELDOUT_GATEWAY_SOCKET_ON_ENGINE when not given. */
@@ -67,6 +69,7 @@ export function containerEnv(spec: SandboxSpec, gw: GatewayAttachment | undefine
     ...caseEnv(spec, CONTAINER_PATHS),
     ...spec.env,
     ...gw?.env,
+    ...Object.assign({}, ...(spec.serviceRelays ?? []).map((r) => r.env)),
   };
   return Object.entries(env).map(([k, v]) => `${k}=${v}`);
 }

@@ -13,6 +13,9 @@ import { stageCase } from '../staging.js';
 import { caseVolumes, collectCase, stageThroughArchive } from './archive-stage.js';
 import { CONTAINER_PATHS, GATEWAY_PATHS, gatewaySocketMount, LABEL, RUN_LABEL } from './container-setup.js';
 
+/** Where a mapped service's socket is inside (issue 30). */
+export const serviceSocket = (name: string) => `${GATEWAY_PATHS.services}/${name}.sock`;
+
 /** Where a sandbox's files come from and how its outputs come back. */
 export interface Staged {
   mounts: Docker.MountSettings[];
@@ -38,10 +41,12 @@ export async function stageBind(spec: SandboxSpec): Promise<Staged> {
     { Type: 'bind', Source: spec.outputDir, Target: CONTAINER_PATHS.output, ReadOnly: false },
   ];
   const gw = spec.gateway;
-  if (gw) {
-    mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_PATHS.socket, ReadOnly: true });
-    mounts.push({ Type: 'bind', Source: gw.relayScript, Target: GATEWAY_PATHS.relay, ReadOnly: true });
-  }
+  if (gw) mounts.push({ Type: 'bind', Source: gw.socketPath, Target: GATEWAY_PATHS.socket, ReadOnly: true });
+  const relays = spec.serviceRelays ?? [];
+  const relayScript = gw?.relayScript ?? relays[0]?.relayScript;
+  if (relayScript) mounts.push({ Type: 'bind', Source: relayScript, Target: GATEWAY_PATHS.relay, ReadOnly: true });
+  for (const r of relays)
+    mounts.push({ Type: 'bind', Source: r.socketPath, Target: serviceSocket(r.name), ReadOnly: true });
   for (const m of spec.mounts ?? []) {
     mounts.push({ Type: 'bind', Source: m.hostPath, Target: m.containerPath, ReadOnly: m.readOnly });
   }

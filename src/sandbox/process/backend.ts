@@ -20,7 +20,7 @@ import os from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { endedExecution } from '../execution.js';
-import { gatewayWrapper } from '../gateway-wrapper.js';
+import { relayNonce, relayWrapper, type WrappedRelay } from '../gateway-wrapper.js';
 import { copyOutputsBounded } from '../output-limits.js';
 import { localOwner, localOwnerState } from '../owner.js';
 import type { BackendOf, CleanupOptions, ExecutionOf, Removed, SandboxSpec, ServiceRecord } from '../protocol.js';
@@ -135,10 +135,12 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
 
       // As root, run as 65534 — when everything the run needs is reachable by that user.
       const deliveryDir = resolve(spec.deliveryDir);
-      const gwPaths = spec.gateway ? [spec.gateway.relayScript] : [];
+      const svc = spec.serviceRelays ?? [];
+      const gwPaths = [...(spec.gateway ? [spec.gateway.relayScript] : []), ...svc.map((r) => r.relayScript)];
+      const sockets = [...(spec.gateway ? [spec.gateway.socketPath] : []), ...svc.map((r) => r.socketPath)];
       const dropUser =
         caps.dropUser &&
-        (!spec.gateway || (await reachableByOthers(spec.gateway.socketPath, true))) &&
+        (await Promise.all(sockets.map((p) => reachableByOthers(p, true)))).every(Boolean) &&
         (
           await Promise.all(
             [...gwPaths, ...(spec.mounts ?? []).map((m) => m.hostPath)].map((p) => reachableByOthers(p)),
@@ -180,21 +182,23 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         ...spec.env,
       };
       const gw = spec.gateway;
-      // A new network namespace starts with loopback down; the gateway relay needs it up.
-      const netns = caps.netns && (caps.loopbackUp !== null || !gw);
+      // A new network namespace starts with loopback down; the gateway's and services' relays need it up.
+      const netns = caps.netns && (caps.loopbackUp !== null || (!gw && !svc.length));
       const unshareFlags = netns ? caps.unshareFlags : caps.unshareFlags.filter((f) => f !== '-n');
-      if (gw) {
-        let port = gw.port;
-        const gwEnv = { ...gw.env };
+      const relays: WrappedRelay[] = [];
+      for (const r of [...(gw ? [{ ...gw, name: undefined }] : []), ...svc]) {
+        let port = r.port;
+        const relayEnv = { ...r.env };
         if (!netns) {
           // Host loopback is shared: every case needs a port of its own.
           port = await freePort();
-          for (const k of Object.keys(gwEnv))
-            gwEnv[k] = gwEnv[k].replaceAll(`127.0.0.1:${gw.port}`, `127.0.0.1:${port}`);
+          for (const k of Object.keys(relayEnv))
+            relayEnv[k] = relayEnv[k].replaceAll(`127.0.0.1:${r.port}`, `127.0.0.1:${port}`);
         }
-        Object.assign(env, gwEnv);
-        command = gatewayWrapper(command, port, gw.relayScript, gw.socketPath, process.execPath);
+        Object.assign(env, relayEnv);
+        relays.push({ port, script: r.relayScript, socket: r.socketPath, service: r.name });
       }
+      if (relays.length) command = relayWrapper(command, relays, relayNonce(spec), process.execPath);
 
       // Case services (issue 19): children of the case's own namespaces, started before the entry.
       const pod = spec.services?.length
@@ -205,7 +209,7 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
           })
         : null;
       const needed = [stage, deliveryDir, ...(spec.mounts ?? []).map((m) => m.hostPath)];
-      if (gw) needed.push(gw.socketPath, gw.relayScript);
+      needed.push(...sockets, ...gwPaths);
       const hide = caps.mountns && !caps.privateRoot ? pathsToHide(spec, needed) : [];
       const layout: ProcessLayout = {
         stage,
@@ -214,7 +218,7 @@ class ProcessBackend implements BackendOf<'process', 'process'> {
         entry: join(stage, 'entry.sh'),
         start: join(stage, 'start.sh'),
         mounts: spec.mounts ?? [],
-        files: gw ? [gw.socketPath, gw.relayScript] : [],
+        files: [...new Set([...sockets, ...gwPaths])],
         hide,
         services: pod ? { dir: pod.dir, start: pod.start, check: pod.check } : null,
       };

@@ -34,7 +34,7 @@ import { cleanupEngine } from '../docker/gc.js';
 import { buildOnEngine } from '../docker/image-build.js';
 import { RUNTIME_IMAGE } from '../docker/runtime-image.js';
 import { capture, endedExecution } from '../execution.js';
-import { gatewayWrapper } from '../gateway-wrapper.js';
+import { gatewayWrapper, relaysRefused } from '../gateway-wrapper.js';
 import { trimOutputs } from '../output-limits.js';
 import type {
   BackendOf,
@@ -148,6 +148,8 @@ class SwarmBackend implements BackendOf<'docker', 'swarm'> {
     validateSpec(spec);
     options.signal?.throwIfAborted();
     if (spec.services?.length) throw new Error(SERVICES_REFUSED);
+    // Tasks run on any node of the swarm: this host's relay sockets are not there.
+    if (spec.serviceRelays?.length) throw new Error(`sandbox swarm: ${relaysRefused(spec, 'a swarm')}`);
     await access(spec.inputPath, fsConstants.R_OK);
     let release: (() => void) | null = null;
     try {
