@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import type { LedgerUsage } from './types.js';
 
 const rate = z.number().nonnegative().finite();
 
@@ -84,11 +83,19 @@ export function ratesFor(price: ModelPrice, promptTokens: number): Required<Omit
   };
 }
 
+/** The counts a price reads (a ledger line's `usage` has them; declared here so types.ts can name the table). */
+export interface PricedUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
 /**
  * USD of one call's usage. Cached and cache-write tokens are parts of the prompt tokens (as OpenAI-compatible
  * providers report them), clamped into it so a provider's inconsistent report never prices a token twice.
  */
-export function costOf(price: ModelPrice, usage: LedgerUsage): number {
+export function costOf(price: ModelPrice, usage: PricedUsage): number {
   const prompt = Math.max(0, usage.promptTokens);
   const cached = Math.min(prompt, Math.max(0, usage.cacheReadTokens ?? 0));
   const written = Math.min(prompt - cached, Math.max(0, usage.cacheWriteTokens ?? 0));
