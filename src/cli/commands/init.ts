@@ -127,9 +127,9 @@ Exit: 0 written, 2 usage error (an existing non-empty directory without --force,
         `entry: ${entry ?? '(the skeleton’s)'} for ${from}; the rubric and the cases are examples to rewrite`,
       );
     console.log(`next:
-  heldout validate ${dir}
-  heldout dev ${dir} --delivery ${delivery}
-  heldout run ${dir} --delivery ${delivery} --split both`);
+  npx heldout validate ${dir}
+  npx heldout dev ${dir} --delivery ${delivery}
+  npx heldout run ${dir} --delivery ${delivery} --split both`);
     return 0;
   },
 });

@@ -10,7 +10,7 @@ const HELDOUT_TEXT =
 const commissionYaml = (
   id: string,
 ) => `# commission.yaml: what is commissioned and how a delivery runs. Every field, its type and its default are in
-# node_modules/heldout/docs/commission.md; \`heldout validate <dir>\` checks this file and dry-runs the rubric.
+# node_modules/heldout/docs/commission.md; \`npx heldout validate <dir>\` checks this file and dry-runs the rubric.
 id: ${id}                       # a lower-case slug; reports and HELDOUT_CASES/<id>/ use it
 title: Word and line counter
 family: creation                # creation | editing | optimization | tool-agent

@@ -78,7 +78,7 @@ if __name__ == '__main__':
 const commissionYaml = (
   id: string,
 ) => `# commission.yaml of an editing commission: the delivery is a patch to the product pinned in starter/.
-# docs/commission.md lists every field; \`heldout validate <dir>\` checks this file and dry-runs the rubric.
+# docs/commission.md lists every field; \`npx heldout validate <dir>\` checks this file and dry-runs the rubric.
 id: ${id}
 title: Greetings in four languages for greet 1.0
 family: editing

@@ -72,7 +72,7 @@ const HELDOUT: Ticket[] = [
 const commissionYaml = (
   id: string,
 ) => `# commission.yaml of an optimization commission: improve a0 (starter/) on a native objective J.
-# docs/commission.md lists every field; \`heldout validate <dir>\` checks this file and dry-runs the rubric.
+# docs/commission.md lists every field; \`npx heldout validate <dir>\` checks this file and dry-runs the rubric.
 id: ${id}
 title: Improve the ticket router
 family: optimization
