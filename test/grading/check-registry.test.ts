@@ -83,6 +83,8 @@ describe('check kinds by registry', () => {
     // @ts-expect-error `line-count` is not in the schema's check union
     const extra = { ...CHECK_KINDS, 'line-count': lineCount } satisfies CheckKindTable;
     const name: CheckKindName = 'reward';
-    expect([Object.keys(missing).length, Object.keys(extra).length, name]).toEqual([8, 10, 'reward']);
+    expect(Object.keys(missing)).not.toContain('function');
+    expect(Object.keys(extra)).toContain('line-count');
+    expect(CHECK_KINDS[name]).toBeDefined();
   });
 });
