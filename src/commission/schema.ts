@@ -283,7 +283,7 @@ export const checkSchema = z.discriminatedUnion('check', [
     tolerance: z.number().nonnegative().default(0),
   }),
   fileCheck('schema', { schema: z.record(z.string(), z.unknown()) }),
-  /** A reward file (flat JSON object of numbers): earns `key`'s value in [0, 1] of its points (see checks.ts). */
+  /** A reward file (flat JSON object of numbers): earns `key`'s value in [0, 1] of its points (rewardScore). */
   fileCheck('reward', { key: z.string().min(1).optional() }),
   z
     .object({
