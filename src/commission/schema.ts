@@ -204,6 +204,8 @@ export const commissionSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    // Runs even where the value failed its type (`always`): a null or scalar has nothing to cross-check.
+    if (typeof c !== 'object' || c === null) return;
     if (c.family === 'editing' && !c.editing) {
       ctx.addIssue({
         code: 'custom',
@@ -330,6 +332,8 @@ export const dimensionSchema = z
   })
   .strict()
   .superRefine((d, ctx) => {
+    // Runs even where the value failed its type (`always`): a null or scalar has nothing to cross-check.
+    if (typeof d !== 'object' || d === null) return;
     const sum = sumOf(d.items, 'points');
     const max = numberOf(d.max);
     if (sum !== null && max !== null && listOf(d.items).length > 0 && Math.abs(sum - max) > 1e-9) {
@@ -379,6 +383,8 @@ export const rubricSchema = z
   })
   .strict()
   .superRefine((r, ctx) => {
+    // Runs even where the value failed its type (`always`): a null or scalar has nothing to cross-check.
+    if (typeof r !== 'object' || r === null) return;
     const sum = sumOf(r.dimensions, 'max');
     if (sum !== null && listOf(r.dimensions).length > 0 && Math.abs(sum - 100) > 1e-9) {
       ctx.addIssue({

@@ -103,7 +103,18 @@ test(`${RUNS} hostile packages: 0 raw exceptions, 0 hangs, every refusal a file:
         rmSync(dir, { recursive: true, force: true });
       }
     }),
-    { numRuns: RUNS },
+    {
+      numRuns: RUNS,
+      // Found by a CI run: a null dimension (rubric.yaml cut inside its list) reached the cross-field checks.
+      examples: [
+        [
+          [
+            { kind: 'truncate', file: 'rubric.yaml', at: 15 },
+            { kind: 'swap', path: 'commission.yaml', to: 'dir' },
+          ] as Mutation[],
+        ],
+      ],
+    },
   );
   // The mutations are hostile, but not every one breaks the package (a byte flip inside a title).
   expect(tally.refused).toBeGreaterThan(0);
