@@ -83,7 +83,7 @@ describe('idle timeout and the wall budget', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 10_000_000 }),
-        fc.option(fc.double({ min: 0.001, max: 100_000 })),
+        fc.option(fc.double({ min: 0.001, max: 100_000, noNaN: true })),
         (gw, wall) => {
           const idle = idleTimeoutMs(gw, wall);
           expect(idle).toBeGreaterThan(0);
